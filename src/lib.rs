@@ -1,0 +1,13 @@
+//! fleet-eviction: take workloads off member clusters of a Kubernetes fleet safely.
+//!
+//! Modules follow the product's architecture (see `docs/architecture.md`):
+//! `api` holds the wire types only; `gates` is the one implementation of condition gating;
+//! `runtime` is process plumbing; `sandbox` is the embedded fleet used by the quick start,
+//! tests and benchmarks — production modules never depend on it.
+
+pub mod api;
+pub mod gates;
+pub mod runtime;
+
+#[cfg(feature = "sandbox")]
+pub mod sandbox;
