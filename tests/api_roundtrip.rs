@@ -19,12 +19,17 @@ fn round_trip<T: DeserializeOwned + Serialize>(original: &Value) -> Value {
 #[test]
 fn every_example_round_trips_through_its_type() {
     let files = support::example_files();
-    assert!(files.len() >= 9, "expected the seed examples, found {files:?}");
+    assert!(
+        files.len() >= 9,
+        "expected the seed examples, found {files:?}"
+    );
     for path in files {
         let original = support::read_yaml(&path);
         let kind = original["kind"].as_str().unwrap_or_default().to_string();
         let back = match kind.as_str() {
-            "ClusterResourcePlacementEviction" => round_trip::<ClusterResourcePlacementEviction>(&original),
+            "ClusterResourcePlacementEviction" => {
+                round_trip::<ClusterResourcePlacementEviction>(&original)
+            }
             "ClusterResourcePlacementDisruptionBudget" => {
                 round_trip::<ClusterResourcePlacementDisruptionBudget>(&original)
             }
@@ -55,7 +60,10 @@ fn status_round_trips_with_foreign_conditions_and_extension_fields() {
             "deadline": "2026-11-22T11:00:00Z"
         }
     });
-    assert_eq!(round_trip::<ClusterResourcePlacementEviction>(&eviction), eviction);
+    assert_eq!(
+        round_trip::<ClusterResourcePlacementEviction>(&eviction),
+        eviction
+    );
 
     let job = json!({
         "apiVersion": "scheduling.koordinator.sh/v1alpha1",
@@ -82,8 +90,14 @@ fn unknown_enum_values_deserialize_and_are_kept() {
         "spec": {"placementName": "p", "clusterName": "c", "strategy": "Drain"}
     }))
     .expect("an unknown strategy must not fail deserialization");
-    assert_eq!(eviction.spec.strategy, Some(EvictionStrategy::Other("Drain".into())));
-    assert_eq!(serde_json::to_value(&eviction).expect("serializes")["spec"]["strategy"], "Drain");
+    assert_eq!(
+        eviction.spec.strategy,
+        Some(EvictionStrategy::Other("Drain".into()))
+    );
+    assert_eq!(
+        serde_json::to_value(&eviction).expect("serializes")["spec"]["strategy"],
+        "Drain"
+    );
 
     let job: PodMigrationJob = serde_json::from_value(json!({
         "apiVersion": "scheduling.koordinator.sh/v1alpha1",
@@ -93,8 +107,15 @@ fn unknown_enum_values_deserialize_and_are_kept() {
         "status": {"phase": "Succeed"}
     }))
     .expect("unknown mode and a job without podRef must deserialize");
-    assert_eq!(job.spec.mode, Some(PodMigrationJobMode::Other("Teleport".into())));
+    assert_eq!(
+        job.spec.mode,
+        Some(PodMigrationJobMode::Other("Teleport".into()))
+    );
     assert_eq!(job.spec.pod_ref, None);
     let phase = job.status.and_then(|s| s.phase);
-    assert_eq!(phase, Some(PodMigrationJobPhase::SucceedLegacy), "old spelling is recognised");
+    assert_eq!(
+        phase,
+        Some(PodMigrationJobPhase::SucceedLegacy),
+        "old spelling is recognised"
+    );
 }

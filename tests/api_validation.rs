@@ -16,7 +16,12 @@ fn schema_for(kind: &str) -> JSONSchemaProps {
         .into_iter()
         .find(|crd| crd.spec.names.kind == kind)
         .unwrap_or_else(|| panic!("no CRD for {kind}"));
-    let storage = crd.spec.versions.iter().find(|v| v.storage).expect("a storage version");
+    let storage = crd
+        .spec
+        .versions
+        .iter()
+        .find(|v| v.storage)
+        .expect("a storage version");
     storage
         .schema
         .as_ref()
@@ -25,7 +30,10 @@ fn schema_for(kind: &str) -> JSONSchemaProps {
 }
 
 fn errors(kind: &str, new: &Value, old: Option<&Value>) -> Vec<String> {
-    validate(&schema_for(kind), new, old).iter().map(|e| e.to_message()).collect()
+    validate(&schema_for(kind), new, old)
+        .iter()
+        .map(|e| e.to_message())
+        .collect()
 }
 
 #[test]
@@ -34,10 +42,18 @@ fn every_example_is_valid_and_loses_nothing_to_pruning() {
         let object = support::read_yaml(&path);
         let kind = object["kind"].as_str().expect("kind").to_string();
         let found = errors(&kind, &object, None);
-        assert!(found.is_empty(), "{} is invalid: {found:#?}", path.display());
+        assert!(
+            found.is_empty(),
+            "{} is invalid: {found:#?}",
+            path.display()
+        );
         let mut pruned = object.clone();
         let dropped = prune(&schema_for(&kind), &mut pruned);
-        assert!(dropped.is_empty(), "{}: fields unknown to the CRD: {dropped:?}", path.display());
+        assert!(
+            dropped.is_empty(),
+            "{}: fields unknown to the CRD: {dropped:?}",
+            path.display()
+        );
         assert_eq!(pruned, object);
     }
 }
@@ -96,7 +112,13 @@ fn creation_cases() -> Vec<(&'static str, &'static str, Value, Option<String>)> 
         }
         eviction(spec)
     };
-    let gates = |n: usize| Value::Array((0..n).map(|i| json!({"name": format!("Gate{i}")})).collect());
+    let gates = |n: usize| {
+        Value::Array(
+            (0..n)
+                .map(|i| json!({"name": format!("Gate{i}")}))
+                .collect(),
+        )
+    };
     vec![
         ("budget: both fields", b, budget(json!({"minAvailable": 1, "maxUnavailable": 1})),
             Some("spec: Invalid value: \"object\": Both MaxUnavailable and MinAvailable cannot be specified".into())),
@@ -152,7 +174,10 @@ fn objects_are_accepted_or_refused_with_the_spec_messages() {
     for (rule, kind, object, expected) in creation_cases() {
         let found = errors(kind, &object, None);
         match expected {
-            None => assert!(found.is_empty(), "rule {rule:?}: expected valid, got {found:#?}"),
+            None => assert!(
+                found.is_empty(),
+                "rule {rule:?}: expected valid, got {found:#?}"
+            ),
             Some(text) => assert!(
                 found.len() == 1 && found[0].contains(&text),
                 "rule {rule:?}: expected one error containing {text:?}, got {found:#?}"
@@ -177,13 +202,43 @@ fn immutable_fields_refuse_changes_as_transitions() {
     };
     let old = eviction(base.clone());
     let cases: Vec<(&str, Value, Option<&str>)> = vec![
-        ("placementName changed", changed("placementName", json!("api")), Some("spec.placementName: Invalid value: \"string\": The PlacementName field is immutable")),
-        ("clusterName changed", changed("clusterName", json!("m2")), Some("spec.clusterName: Invalid value: \"string\": The ClusterName field is immutable")),
-        ("strategy added", changed("strategy", json!("External")), Some("The Strategy field is immutable")),
-        ("gates added", changed("evictionConditions", json!([{"name": "A"}])), Some("The EvictionConditions field is immutable")),
-        ("waitForBudget added", changed("waitForBudget", json!(true)), Some("The WaitForBudget field is immutable")),
-        ("ttl changed", changed("ttl", json!("2h")), Some("The TTL field is immutable")),
-        ("ttl removed", removed("ttl"), Some("The TTL field is immutable")),
+        (
+            "placementName changed",
+            changed("placementName", json!("api")),
+            Some(
+                "spec.placementName: Invalid value: \"string\": The PlacementName field is immutable",
+            ),
+        ),
+        (
+            "clusterName changed",
+            changed("clusterName", json!("m2")),
+            Some("spec.clusterName: Invalid value: \"string\": The ClusterName field is immutable"),
+        ),
+        (
+            "strategy added",
+            changed("strategy", json!("External")),
+            Some("The Strategy field is immutable"),
+        ),
+        (
+            "gates added",
+            changed("evictionConditions", json!([{"name": "A"}])),
+            Some("The EvictionConditions field is immutable"),
+        ),
+        (
+            "waitForBudget added",
+            changed("waitForBudget", json!(true)),
+            Some("The WaitForBudget field is immutable"),
+        ),
+        (
+            "ttl changed",
+            changed("ttl", json!("2h")),
+            Some("The TTL field is immutable"),
+        ),
+        (
+            "ttl removed",
+            removed("ttl"),
+            Some("The TTL field is immutable"),
+        ),
         ("nothing changed", old.clone(), None),
     ];
     for (rule, new, expected) in cases {
@@ -196,13 +251,17 @@ fn immutable_fields_refuse_changes_as_transitions() {
             ),
         }
         // The same object is valid on creation: these are transition rules only.
-        assert!(errors(e, &new, None).is_empty(), "rule {rule:?} must not fire on create");
+        assert!(
+            errors(e, &new, None).is_empty(),
+            "rule {rule:?} must not fire on create"
+        );
     }
 }
 
 #[test]
 fn unknown_fields_are_pruned_and_reported() {
-    let mut object = eviction(json!({"placementName": "web", "clusterName": "m1", "drainPods": true}));
+    let mut object =
+        eviction(json!({"placementName": "web", "clusterName": "m1", "drainPods": true}));
     let dropped = prune(&schema_for("ClusterResourcePlacementEviction"), &mut object);
     assert_eq!(dropped, vec!["spec.drainPods".to_string()]);
     assert!(object["spec"].get("drainPods").is_none());

@@ -34,7 +34,11 @@ fn production_modules_do_not_mention_the_sandbox() {
             }
         }
     }
-    assert!(offenders.is_empty(), "production code mentions the sandbox:\n{}", offenders.join("\n"));
+    assert!(
+        offenders.is_empty(),
+        "production code mentions the sandbox:\n{}",
+        offenders.join("\n")
+    );
 }
 
 /// The only edges allowed: the CLI's `sandbox` subcommand behind the cargo feature, and the
@@ -42,7 +46,9 @@ fn production_modules_do_not_mention_the_sandbox() {
 fn is_allowed(file: &Path, line: &str) -> bool {
     let name = file.to_string_lossy();
     let cli = name.ends_with("runtime/cli.rs") || name.contains("runtime/sandbox_command");
-    let data = (name.ends_with("api/keys.rs") || name.ends_with("api/crds.rs") || name.ends_with("api/kubefleet.rs"))
+    let data = (name.ends_with("api/keys.rs")
+        || name.ends_with("api/crds.rs")
+        || name.ends_with("api/kubefleet.rs"))
         && !line.contains("crate::sandbox")
         && !line.contains("use ");
     cli || data

@@ -13,7 +13,12 @@ use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomRe
 
 fn expected_files(crds: &[CustomResourceDefinition]) -> BTreeMap<String, String> {
     crds.iter()
-        .map(|crd| (crds::file_name(crd), crds::to_yaml(std::slice::from_ref(crd))))
+        .map(|crd| {
+            (
+                crds::file_name(crd),
+                crds::to_yaml(std::slice::from_ref(crd)),
+            )
+        })
         .collect()
 }
 
@@ -23,7 +28,11 @@ fn committed_files(dir: &str) -> BTreeMap<String, String> {
         .map(|entry| entry.expect("readable entry").path())
         .filter(|path| path.extension().is_some_and(|ext| ext == "yaml"))
         .map(|path| {
-            let name = path.file_name().expect("file name").to_string_lossy().into_owned();
+            let name = path
+                .file_name()
+                .expect("file name")
+                .to_string_lossy()
+                .into_owned();
             (name, std::fs::read_to_string(&path).expect("readable"))
         })
         .collect()
@@ -68,22 +77,49 @@ fn every_crd_is_structural_and_its_rules_compile() {
 #[test]
 fn owned_crds_have_the_spec_names_scopes_and_versions() {
     let owned = crds::owned();
-    let names: Vec<_> = owned.iter().map(|c| c.metadata.name.clone().unwrap_or_default()).collect();
+    let names: Vec<_> = owned
+        .iter()
+        .map(|c| c.metadata.name.clone().unwrap_or_default())
+        .collect();
     assert_eq!(
         names,
-        [crds::CRPE_CRD_NAME, crds::CRPDB_CRD_NAME, crds::PMJ_CRD_NAME, crds::PMJP_CRD_NAME]
+        [
+            crds::CRPE_CRD_NAME,
+            crds::CRPDB_CRD_NAME,
+            crds::PMJ_CRD_NAME,
+            crds::PMJP_CRD_NAME
+        ]
     );
     let expect = [
-        ("crpe", vec!["fleet", "fleet-placement"], vec![("v1beta1", true), ("v1alpha1", false)]),
-        ("crpdb", vec!["fleet", "fleet-placement"], vec![("v1beta1", true), ("v1alpha1", false)]),
+        (
+            "crpe",
+            vec!["fleet", "fleet-placement"],
+            vec![("v1beta1", true), ("v1alpha1", false)],
+        ),
+        (
+            "crpdb",
+            vec!["fleet", "fleet-placement"],
+            vec![("v1beta1", true), ("v1alpha1", false)],
+        ),
         ("pmj", vec![], vec![("v1alpha1", true)]),
         ("pmjp", vec![], vec![("v1alpha1", true)]),
     ];
     for (crd, (short, categories, versions)) in owned.iter().zip(expect) {
         assert_eq!(crd.spec.scope, "Cluster");
-        assert_eq!(crd.spec.names.short_names.clone().unwrap_or_default(), vec![short]);
-        assert_eq!(crd.spec.names.categories.clone().unwrap_or_default(), categories);
-        let got: Vec<_> = crd.spec.versions.iter().map(|v| (v.name.as_str(), v.storage)).collect();
+        assert_eq!(
+            crd.spec.names.short_names.clone().unwrap_or_default(),
+            vec![short]
+        );
+        assert_eq!(
+            crd.spec.names.categories.clone().unwrap_or_default(),
+            categories
+        );
+        let got: Vec<_> = crd
+            .spec
+            .versions
+            .iter()
+            .map(|v| (v.name.as_str(), v.storage))
+            .collect();
         assert_eq!(got, versions, "{short}");
         assert!(crd.spec.versions.iter().all(|v| v.served));
     }
@@ -105,20 +141,51 @@ fn printer_columns_are_the_spec_columns() {
     assert_eq!(
         columns(&owned[0], 0),
         vec![
-            col("Valid", r#".status.conditions[?(@.type=="Valid")].status"#, 0),
-            col("Executed", r#".status.conditions[?(@.type=="Executed")].status"#, 0),
-            col("Stage", r#".status.conditions[?(@.type=="Progressing")].reason"#, 0),
+            col(
+                "Valid",
+                r#".status.conditions[?(@.type=="Valid")].status"#,
+                0
+            ),
+            col(
+                "Executed",
+                r#".status.conditions[?(@.type=="Executed")].status"#,
+                0
+            ),
+            col(
+                "Stage",
+                r#".status.conditions[?(@.type=="Progressing")].reason"#,
+                0
+            ),
             col("Age", ".metadata.creationTimestamp", 0),
             col("Strategy", ".spec.strategy", 1),
         ]
     );
-    assert!(columns(&owned[0], 1).is_empty(), "upstream v1alpha1 has no printer columns");
-    assert_eq!(
-        columns(&owned[2], 0).into_iter().map(|c| c.0).collect::<Vec<_>>(),
-        ["Phase", "Status", "Age", "Node", "Reservation", "PodNamespace", "Pod", "NewPod", "TTL"]
+    assert!(
+        columns(&owned[0], 1).is_empty(),
+        "upstream v1alpha1 has no printer columns"
     );
     assert_eq!(
-        columns(&owned[2], 0).into_iter().map(|c| c.1).collect::<Vec<_>>(),
+        columns(&owned[2], 0)
+            .into_iter()
+            .map(|c| c.0)
+            .collect::<Vec<_>>(),
+        [
+            "Phase",
+            "Status",
+            "Age",
+            "Node",
+            "Reservation",
+            "PodNamespace",
+            "Pod",
+            "NewPod",
+            "TTL"
+        ]
+    );
+    assert_eq!(
+        columns(&owned[2], 0)
+            .into_iter()
+            .map(|c| c.1)
+            .collect::<Vec<_>>(),
         [
             ".status.phase",
             ".status.status",
@@ -131,7 +198,10 @@ fn printer_columns_are_the_spec_columns() {
             ".spec.ttl"
         ]
     );
-    assert_eq!(columns(&owned[3], 0), vec![col("Age", ".metadata.creationTimestamp", 0)]);
+    assert_eq!(
+        columns(&owned[3], 0),
+        vec![col("Age", ".metadata.creationTimestamp", 0)]
+    );
 }
 
 #[test]
@@ -143,9 +213,15 @@ fn crd_tool_output_is_the_committed_files() {
     assert!(output.status.success());
     let committed: String = committed_files("crds").into_values().collect();
     let printed = String::from_utf8(output.stdout).expect("utf-8");
-    let mut sorted_committed = committed.split("---\n").filter(|d| !d.is_empty()).collect::<Vec<_>>();
+    let mut sorted_committed = committed
+        .split("---\n")
+        .filter(|d| !d.is_empty())
+        .collect::<Vec<_>>();
     sorted_committed.sort();
-    let mut sorted_printed = printed.split("---\n").filter(|d| !d.is_empty()).collect::<Vec<_>>();
+    let mut sorted_printed = printed
+        .split("---\n")
+        .filter(|d| !d.is_empty())
+        .collect::<Vec<_>>();
     sorted_printed.sort();
     assert_eq!(sorted_printed, sorted_committed);
 }

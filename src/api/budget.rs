@@ -6,7 +6,8 @@ use kube::{CustomResource, KubeSchema};
 use serde::{Deserialize, Serialize};
 
 /// The CEL rule KubeFleet puts on each int-or-string field.
-const INT_OR_PERCENT_RULE: &str = "type(self) == string ? self.matches('^(100|[0-9]{1,2})%$') : self >= 0";
+const INT_OR_PERCENT_RULE: &str =
+    "type(self) == string ? self.matches('^(100|[0-9]{1,2})%$') : self >= 0";
 
 /// The budget for the placement of the same name. `spec: {}` blocks every eviction.
 #[derive(CustomResource, KubeSchema, Serialize, Deserialize, Clone, Debug, PartialEq, Default)]

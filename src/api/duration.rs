@@ -15,7 +15,10 @@ pub struct DurationError {
 
 /// Parses a Go-style duration made of one or more `<number><unit>` parts.
 pub fn parse(input: &str) -> Result<Duration, DurationError> {
-    let err = |why| DurationError { input: input.to_string(), why };
+    let err = |why| DurationError {
+        input: input.to_string(),
+        why,
+    };
     if input.is_empty() {
         return Err(err("empty"));
     }

@@ -1,7 +1,9 @@
 //! ClusterResourcePlacementEviction: KubeFleet's eviction of one placement from one member
 //! cluster, plus our optional extensions (fleet-eviction.md §1, §5).
 
-use k8s_openapi::apimachinery::pkg::apis::meta::v1::{Condition, DeleteOptions, LabelSelector, Time};
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::{
+    Condition, DeleteOptions, LabelSelector, Time,
+};
 use kube::{CustomResource, KubeSchema};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};

@@ -7,7 +7,7 @@ use kube::{CustomResource, KubeSchema};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use super::gate::{POD_GATE_NAMES_MESSAGE, POD_GATE_NAMES_RULE, EvictionCondition};
+use super::gate::{EvictionCondition, POD_GATE_NAMES_MESSAGE, POD_GATE_NAMES_RULE};
 use super::wire_enum::wire_enum;
 
 wire_enum!(
@@ -132,7 +132,11 @@ pub struct PodMigrationJobStatus {
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub preempted_pods_ref: Vec<ObjectReference>,
     /// Singular JSON name, as Koordinator spells it.
-    #[serde(default, rename = "preemptedPodsReservation", skip_serializing_if = "Vec::is_empty")]
+    #[serde(
+        default,
+        rename = "preemptedPodsReservation",
+        skip_serializing_if = "Vec::is_empty"
+    )]
     pub preempted_pods_reservation: Vec<PreemptedReservation>,
 }
 

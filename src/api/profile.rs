@@ -5,7 +5,7 @@ use k8s_openapi::apimachinery::pkg::apis::meta::v1::LabelSelector;
 use kube::{CustomResource, KubeSchema};
 use serde::{Deserialize, Serialize};
 
-use super::gate::{POD_GATE_NAMES_MESSAGE, POD_GATE_NAMES_RULE, EvictionCondition};
+use super::gate::{EvictionCondition, POD_GATE_NAMES_MESSAGE, POD_GATE_NAMES_RULE};
 
 /// Applies to a job when both selectors match (the pod's namespace labels and the pod's
 /// labels); an absent selector matches everything.

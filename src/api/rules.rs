@@ -6,8 +6,17 @@
 macro_rules! immutable {
     ($field:literal) => {
         concat!(
-            "has(self.", $field, ") == has(oldSelf.", $field, ") && (!has(self.", $field,
-            ") || self.", $field, " == oldSelf.", $field, ")"
+            "has(self.",
+            $field,
+            ") == has(oldSelf.",
+            $field,
+            ") && (!has(self.",
+            $field,
+            ") || self.",
+            $field,
+            " == oldSelf.",
+            $field,
+            ")"
         )
     };
 }

@@ -33,15 +33,26 @@ pub fn evaluate<'a>(
 ) -> GateVerdict {
     let mut waiting = Vec::new();
     for gate in gates {
-        match conditions.iter().find(|c| c.type_ == gate).map(|c| (c.status, c.message)) {
+        match conditions
+            .iter()
+            .find(|c| c.type_ == gate)
+            .map(|c| (c.status, c.message))
+        {
             Some(("True", _)) => {}
             Some(("False", message)) => {
-                return GateVerdict::Denied { gate: gate.to_string(), message: message.to_string() };
+                return GateVerdict::Denied {
+                    gate: gate.to_string(),
+                    message: message.to_string(),
+                };
             }
             _ => waiting.push(gate.to_string()),
         }
     }
-    if waiting.is_empty() { GateVerdict::Open } else { GateVerdict::Waiting(waiting) }
+    if waiting.is_empty() {
+        GateVerdict::Open
+    } else {
+        GateVerdict::Waiting(waiting)
+    }
 }
 
 #[cfg(test)]
@@ -49,7 +60,11 @@ mod tests {
     use super::*;
 
     fn c<'a>(type_: &'a str, status: &'a str, message: &'a str) -> ObservedCondition<'a> {
-        ObservedCondition { type_, status, message }
+        ObservedCondition {
+            type_,
+            status,
+            message,
+        }
     }
 
     fn waiting(names: &[&str]) -> GateVerdict {
@@ -57,31 +72,89 @@ mod tests {
     }
 
     fn denied(gate: &str, message: &str) -> GateVerdict {
-        GateVerdict::Denied { gate: gate.into(), message: message.into() }
+        GateVerdict::Denied {
+            gate: gate.into(),
+            message: message.into(),
+        }
     }
 
     #[test]
     fn gate_table() {
         let cases: Vec<(&str, Vec<&str>, Vec<ObservedCondition>, GateVerdict)> = vec![
             ("no gates: open", vec![], vec![], GateVerdict::Open),
-            ("absent condition: waiting", vec!["A"], vec![], waiting(&["A"])),
-            ("Unknown: waiting", vec!["A"], vec![c("A", "Unknown", "")], waiting(&["A"])),
-            ("True: met", vec!["A"], vec![c("A", "True", "")], GateVerdict::Open),
-            ("False: denied with its message", vec!["A"], vec![c("A", "False", "risk too high")],
-                denied("A", "risk too high")),
-            ("odd status: waiting, not met", vec!["A"], vec![c("A", "true", "")], waiting(&["A"])),
-            ("all met", vec!["A", "B"], vec![c("B", "True", ""), c("A", "True", "")], GateVerdict::Open),
-            ("waiting list keeps gate order", vec!["B", "A", "C"], vec![c("A", "True", "")], waiting(&["B", "C"])),
-            ("denial wins over waiting", vec!["A", "B"], vec![c("B", "False", "no")], denied("B", "no")),
-            ("first denied gate in list order", vec!["A", "B"], vec![c("B", "False", "b"), c("A", "False", "a")],
-                denied("A", "a")),
-            ("other conditions ignored", vec!["A"], vec![c("Valid", "True", ""), c("Executed", "False", "")],
-                waiting(&["A"])),
-            ("first occurrence of a repeated type counts", vec!["A"],
-                vec![c("A", "True", ""), c("A", "False", "stale")], GateVerdict::Open),
+            (
+                "absent condition: waiting",
+                vec!["A"],
+                vec![],
+                waiting(&["A"]),
+            ),
+            (
+                "Unknown: waiting",
+                vec!["A"],
+                vec![c("A", "Unknown", "")],
+                waiting(&["A"]),
+            ),
+            (
+                "True: met",
+                vec!["A"],
+                vec![c("A", "True", "")],
+                GateVerdict::Open,
+            ),
+            (
+                "False: denied with its message",
+                vec!["A"],
+                vec![c("A", "False", "risk too high")],
+                denied("A", "risk too high"),
+            ),
+            (
+                "odd status: waiting, not met",
+                vec!["A"],
+                vec![c("A", "true", "")],
+                waiting(&["A"]),
+            ),
+            (
+                "all met",
+                vec!["A", "B"],
+                vec![c("B", "True", ""), c("A", "True", "")],
+                GateVerdict::Open,
+            ),
+            (
+                "waiting list keeps gate order",
+                vec!["B", "A", "C"],
+                vec![c("A", "True", "")],
+                waiting(&["B", "C"]),
+            ),
+            (
+                "denial wins over waiting",
+                vec!["A", "B"],
+                vec![c("B", "False", "no")],
+                denied("B", "no"),
+            ),
+            (
+                "first denied gate in list order",
+                vec!["A", "B"],
+                vec![c("B", "False", "b"), c("A", "False", "a")],
+                denied("A", "a"),
+            ),
+            (
+                "other conditions ignored",
+                vec!["A"],
+                vec![c("Valid", "True", ""), c("Executed", "False", "")],
+                waiting(&["A"]),
+            ),
+            (
+                "first occurrence of a repeated type counts",
+                vec!["A"],
+                vec![c("A", "True", ""), c("A", "False", "stale")],
+                GateVerdict::Open,
+            ),
         ];
         for (rule, gates, conditions, want) in cases {
-            assert_eq!(evaluate(gates.iter().copied(), &conditions), want, "rule: {rule}");
+            assert_eq!(
+                evaluate(gates.iter().copied(), &conditions),
+                want,
+                "rule: {rule}"
+            );
         }
     }
 }
