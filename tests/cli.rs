@@ -244,17 +244,7 @@ fn run_fails_fast_when_the_hub_is_unreachable() {
 #[test]
 fn run_serves_health_and_metrics_and_stops_cleanly_on_sigterm() {
     let hub = FakeHub::start(crds::owned(), Hold::UntilReleased);
-    let dir = tempfile::tempdir().expect("temp dir");
-    let kubeconfig = write_kubeconfig(dir.path(), &hub.url());
-    let metrics_addr: SocketAddr = format!("127.0.0.1:{}", free_port()).parse().expect("addr");
-    let mut run = Running::start(&[
-        "run",
-        "--kubeconfig",
-        path_str(&kubeconfig),
-        "--leader-elect=false",
-        "--metrics-addr",
-        &metrics_addr.to_string(),
-    ]);
+    let (mut run, metrics_addr, _dir) = start_run(&hub, &["--leader-elect=false"]);
 
     // The HTTP server starts before the CRD check, which the fake hub holds: alive, not ready.
     let pending = run.poll_until("/readyz answers", || http_get(metrics_addr, "/readyz"));
@@ -366,17 +356,7 @@ fn run_refuses_a_hub_without_our_crds() {
 #[test]
 fn run_skips_the_hub_crd_check_without_fleet_eviction() {
     let hub = FakeHub::start(Vec::new(), Hold::No);
-    let dir = tempfile::tempdir().expect("temp dir");
-    let kubeconfig = write_kubeconfig(dir.path(), &hub.url());
-    let metrics_addr: SocketAddr = format!("127.0.0.1:{}", free_port()).parse().expect("addr");
-    let mut run = Running::start(&[
-        "run",
-        "--kubeconfig",
-        path_str(&kubeconfig),
-        "--enable-fleet-eviction=false",
-        "--metrics-addr",
-        &metrics_addr.to_string(),
-    ]);
+    let (mut run, metrics_addr, _dir) = start_run(&hub, &["--enable-fleet-eviction=false"]);
     run.poll_until("/readyz is 200", || {
         http_get(metrics_addr, "/readyz").filter(|r| r.status == 200)
     });
@@ -392,21 +372,29 @@ fn run_skips_the_hub_crd_check_without_fleet_eviction() {
     assert_eq!(status.code(), Some(0), "{}", run.stderr());
 }
 
-/// Runs `run --leader-elect=false` against `hub` to its end (it must fail on its own).
-fn run_against(hub: &FakeHub, extra: &[&str]) -> (ExitStatus, String) {
+/// Starts `run` against `hub` with its own kubeconfig (kept alive by the returned dir) and a
+/// free metrics address.
+fn start_run(hub: &FakeHub, extra: &[&str]) -> (Running, SocketAddr, tempfile::TempDir) {
     let dir = tempfile::tempdir().expect("temp dir");
     let kubeconfig = write_kubeconfig(dir.path(), &hub.url());
-    let metrics_addr = format!("127.0.0.1:{}", free_port());
+    let metrics_addr: SocketAddr = format!("127.0.0.1:{}", free_port()).parse().expect("addr");
+    let metrics = metrics_addr.to_string();
     let mut args = vec![
         "run",
         "--kubeconfig",
         path_str(&kubeconfig),
-        "--leader-elect=false",
         "--metrics-addr",
-        &metrics_addr,
+        &metrics,
     ];
     args.extend_from_slice(extra);
-    let mut run = Running::start(&args);
+    (Running::start(&args), metrics_addr, dir)
+}
+
+/// Runs `run --leader-elect=false` against `hub` to its end (it must fail on its own).
+fn run_against(hub: &FakeHub, extra: &[&str]) -> (ExitStatus, String) {
+    let mut args = vec!["--leader-elect=false"];
+    args.extend_from_slice(extra);
+    let (mut run, _, _dir) = start_run(hub, &args);
     let status = run.wait(FAIL_FAST).expect("run exits on its own");
     (status, run.stderr())
 }

@@ -183,28 +183,21 @@ fn message_from_expression(expression: &str, vars: &[(&str, &CelValue)]) -> Opti
     }
 }
 
-fn rule_message_or_default(rule: &ValidationRule) -> String {
-    match rule
-        .message
+/// The rule's own message, when it has a non-blank one.
+fn own_message(rule: &ValidationRule) -> Option<String> {
+    rule.message
         .as_deref()
         .map(str::trim)
         .filter(|m| !m.is_empty())
-    {
-        Some(m) => m.to_string(),
-        None => format!("failed rule: {}", rule_error_string(rule)),
-    }
+        .map(str::to_string)
+}
+
+fn rule_message_or_default(rule: &ValidationRule) -> String {
+    own_message(rule).unwrap_or_else(|| format!("failed rule: {}", rule.rule.trim()))
 }
 
 fn rule_error_string(rule: &ValidationRule) -> String {
-    match rule
-        .message
-        .as_deref()
-        .map(str::trim)
-        .filter(|m| !m.is_empty())
-    {
-        Some(m) => m.to_string(),
-        None => rule.rule.trim().to_string(),
-    }
+    own_message(rule).unwrap_or_else(|| rule.rule.trim().to_string())
 }
 
 /// cel-go's runtime errors are lower case (`no such key: x`); the crate capitalises them.

@@ -178,13 +178,7 @@ impl SchemaPass<'_> {
         }
         match v {
             Value::Object(fields) => {
-                for name in props::required(s) {
-                    if !fields.contains_key(name) {
-                        let path = p.property(name).openapi;
-                        self.out
-                            .push(FieldError::new(&path, FieldErrorKind::Required, None, ""));
-                    }
-                }
+                value_checks::missing_required(s, fields, p, self.out);
                 for (k, child) in fields {
                     if let Some(cs) = props::property(s, k) {
                         self.node(cs, child, old_child(old, k), &p.property(k));

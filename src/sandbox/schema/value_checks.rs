@@ -296,6 +296,21 @@ fn nested_errors(s: &Schema, v: &Value, p: &Paths) -> Vec<FieldError> {
     errs
 }
 
+/// One `Required value` error for each property the schema requires and the object lacks.
+pub(crate) fn missing_required(
+    s: &Schema,
+    fields: &serde_json::Map<String, Value>,
+    p: &Paths,
+    out: &mut Vec<FieldError>,
+) {
+    for name in props::required(s) {
+        if !fields.contains_key(name) {
+            let path = p.property(name).openapi;
+            out.push(FieldError::new(&path, FieldErrorKind::Required, None, ""));
+        }
+    }
+}
+
 /// A value validation under a junctor: the same checks, descending through the junctor's
 /// own `properties` and `items` (it has no types of its own, by structural rules).
 fn nested(s: &Schema, v: &Value, p: &Paths, out: &mut Vec<FieldError>, skip_any_of: bool) {
@@ -304,12 +319,7 @@ fn nested(s: &Schema, v: &Value, p: &Paths, out: &mut Vec<FieldError>, skip_any_
     }
     match v {
         Value::Object(fields) => {
-            for name in props::required(s) {
-                if !fields.contains_key(name) {
-                    let path = p.property(name).openapi;
-                    out.push(FieldError::new(&path, FieldErrorKind::Required, None, ""));
-                }
-            }
+            missing_required(s, fields, p, out);
             for (name, sub) in s.properties.iter().flatten() {
                 if let Some(child) = fields.get(name) {
                     nested(sub, child, &p.property(name), out, false);
