@@ -7,6 +7,7 @@
 //! errors and for subcommands that are not built yet.
 
 pub mod cli;
+pub mod clock;
 pub mod crd_check;
 pub mod error_chain;
 pub mod http;
