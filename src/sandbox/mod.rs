@@ -2,4 +2,5 @@
 //! Test and demo infrastructure; production code never imports it.
 
 pub mod apiserver;
+pub mod disruption;
 pub mod schema;
