@@ -3,7 +3,9 @@
 //! over HTTP on 127.0.0.1 or in process as a `tower::Service`.
 
 pub mod builtin;
+pub mod discovery;
 pub mod object;
+pub mod openapi;
 pub mod registry;
 pub mod resource;
 pub mod route;
