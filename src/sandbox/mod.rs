@@ -1,4 +1,5 @@
 //! The embedded fleet: a Kubernetes-compatible API server per cluster, in one process.
 //! Test and demo infrastructure; production code never imports it.
 
+pub mod patch;
 pub mod schema;
