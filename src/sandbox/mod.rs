@@ -3,4 +3,5 @@
 
 pub mod apiserver;
 pub mod disruption;
+pub mod patch;
 pub mod schema;
