@@ -2,3 +2,5 @@
 //! Test and demo infrastructure; production code never imports it.
 
 pub mod schema;
+pub mod select;
+pub mod table;
