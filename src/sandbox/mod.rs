@@ -5,3 +5,5 @@ pub mod apiserver;
 pub mod disruption;
 pub mod patch;
 pub mod schema;
+pub mod select;
+pub mod table;
