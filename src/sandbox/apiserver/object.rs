@@ -75,6 +75,21 @@ pub fn set_finalizers(object: &mut Value, finalizers: Vec<String>) {
     }
 }
 
+/// Whether something still holds a deleting object: its finalizers, for a namespace the
+/// `spec.finalizers` its content controller clears, for a pod its grace period (its kubelet
+/// finishes the deletion).
+pub fn is_held(object: &Value) -> bool {
+    let spec_finalizers = object
+        .pointer("/spec/finalizers")
+        .and_then(Value::as_array)
+        .is_some_and(|f| !f.is_empty());
+    let grace = metadata(object)
+        .and_then(|m| m.get("deletionGracePeriodSeconds"))
+        .and_then(Value::as_i64)
+        .is_some_and(|g| g > 0);
+    !finalizers(object).is_empty() || spec_finalizers || grace
+}
+
 /// The uids of the object's owners.
 pub fn owner_uids(object: &Value) -> Vec<String> {
     metadata(object)

@@ -1,7 +1,7 @@
 //! The kinds a server currently serves, looked up by URL parts or by kind.
 
 use super::builtin::builtin_types;
-use super::resource::ResourceType;
+use super::resource::{ResourceType, StorageKey, Wire};
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
@@ -71,6 +71,16 @@ impl Registry {
             .filter(|((g, _, r), _)| g == group && r == resource)
             .map(|(_, t)| t.clone())
             .collect()
+    }
+
+    /// The type whose wire form is the stored form of `key`'s objects.
+    pub fn for_storage(&self, key: &StorageKey) -> Option<Arc<ResourceType>> {
+        self.types
+            .values()
+            .find(|t| {
+                t.storage_key() == *key && t.version == t.storage_version && t.wire == Wire::Same
+            })
+            .cloned()
     }
 
     pub fn all(&self) -> impl Iterator<Item = &Arc<ResourceType>> {

@@ -99,6 +99,24 @@ impl ApiError {
         ApiError::new(422, "Invalid", message).with_details(d)
     }
 
+    /// 422 from already-rendered `field: message` texts (as the CRD checks produce them).
+    pub fn invalid_messages(kind: &str, group: &str, name: &str, messages: &[String]) -> ApiError {
+        let aggregate = match messages {
+            [one] => one.clone(),
+            many => format!("[{}]", many.join(", ")),
+        };
+        let message = format!("{kind}.{group} \"{name}\" is invalid: {aggregate}");
+        let causes: Vec<Value> = messages
+            .iter()
+            .map(|m| {
+                let (field, body) = m.split_once(": ").unwrap_or(("", m));
+                json!({"reason": "FieldValueInvalid", "message": body, "field": field})
+            })
+            .collect();
+        ApiError::new(422, "Invalid", message)
+            .with_details(json!({"name": name, "group": group, "kind": kind, "causes": causes}))
+    }
+
     pub fn bad_request(message: impl Into<String>) -> ApiError {
         ApiError::new(400, "BadRequest", message)
     }
@@ -166,13 +184,6 @@ impl ApiError {
         }
         s
     }
-}
-
-/// The `Status` a successful delete of an object that is gone at once answers with.
-pub fn success_status(key: &StorageKey, name: &str, uid: &str) -> Value {
-    let mut d = details(key, name);
-    d["uid"] = json!(uid);
-    json!({"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Success", "details": d})
 }
 
 #[cfg(test)]

@@ -129,6 +129,7 @@ impl Store {
             loc.key.clone(),
             rv,
             object.clone(),
+            old,
         ));
         object
     }
@@ -143,6 +144,7 @@ impl Store {
             loc.key.clone(),
             rv,
             last.clone(),
+            Some(old),
         ));
         Some(last)
     }

@@ -30,16 +30,26 @@ pub struct WatchEvent {
     /// The object after the change (for deletions, its last state with the deletion's
     /// resourceVersion).
     pub object: Arc<Value>,
+    /// The state before the change, so selector watches can tell an object that left the
+    /// selection (DELETED) or entered it (ADDED).
+    pub previous: Option<Arc<Value>>,
     line: OnceLock<Bytes>,
 }
 
 impl WatchEvent {
-    pub fn new(event_type: EventType, key: StorageKey, rv: u64, object: Arc<Value>) -> WatchEvent {
+    pub fn new(
+        event_type: EventType,
+        key: StorageKey,
+        rv: u64,
+        object: Arc<Value>,
+        previous: Option<Arc<Value>>,
+    ) -> WatchEvent {
         WatchEvent {
             event_type,
             key,
             resource_version: rv,
             object,
+            previous,
             line: OnceLock::new(),
         }
     }
