@@ -1,5 +1,5 @@
 //! The one clock every timestamp, timer, TTL and GC reads, so that in-process tests can run
-//! the controller and the sandbox on a shared virtual clock.
+//! the controller and any in-process API server on a shared virtual clock.
 
 use k8s_openapi::jiff::{SignedDuration, Timestamp};
 use std::sync::{Arc, Mutex, PoisonError};
@@ -23,7 +23,7 @@ impl Clock for SystemClock {
 }
 
 /// A clock that moves only when told to: tests share it between the controller and the
-/// sandbox to step through TTLs and grace periods without waiting.
+/// API servers they talk to, to step through TTLs and grace periods without waiting.
 #[derive(Debug)]
 pub struct ManualClock {
     now: Mutex<Timestamp>,
