@@ -8,6 +8,7 @@ use fleet_eviction::api::crds;
 use fleet_eviction::sandbox::apiserver::faults::{ErrorRule, FaultSettings};
 use fleet_eviction::sandbox::apiserver::front::{client, serve_http};
 use fleet_eviction::sandbox::apiserver::server::{ApiServer, ServerConfig};
+use fleet_eviction::sandbox::apiserver::write::WriteOptions;
 use futures::{StreamExt, TryStreamExt};
 use k8s_openapi::api::core::v1::{ConfigMap, Namespace};
 use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
@@ -496,48 +497,173 @@ async fn lists_page_consistently_and_select_by_label_and_field() {
 }
 
 #[tokio::test]
-async fn watcher_sees_changes_and_recovers_from_drops_and_410() {
+async fn watcher_recovers_from_drops_and_410_in_process() {
     let server = ApiServer::new(ServerConfig {
         ring_capacity: 8,
         ..ServerConfig::default()
     });
-    let client = client(&server);
-    let api: Api<ConfigMap> = Api::namespaced(client.clone(), "default");
+    watch_recovery(&server, client(&server)).await;
+}
+
+#[tokio::test]
+async fn watcher_recovers_from_drops_and_410_over_http() {
+    let server = ApiServer::new(ServerConfig {
+        ring_capacity: 8,
+        ..ServerConfig::default()
+    });
+    let front = serve_http(server.clone(), "127.0.0.1:0".parse().expect("addr"))
+        .await
+        .expect("serve");
+    let client =
+        Client::try_from(kube::Config::new(front.url().parse().expect("url"))).expect("client");
+    watch_recovery(&server, client).await;
+}
+
+async fn watch_recovery(server: &Arc<ApiServer>, client: Client) {
+    let api: Api<ConfigMap> = Api::namespaced(client, "default");
     api.create(&PostParams::default(), &cm("before", "1"))
         .await
         .expect("create");
     let mut stream = watcher(api.clone(), watcher::Config::default())
         .applied_objects()
         .boxed();
-    let first = tokio::time::timeout(WAIT, stream.try_next())
-        .await
-        .expect("in time")
-        .expect("ok")
-        .expect("an object");
-    assert_eq!(first.metadata.name.as_deref(), Some("before"));
-
+    assert_eq!(next_named(&mut stream, "before").await, "before");
     api.create(&PostParams::default(), &cm("live", "1"))
         .await
         .expect("create");
-    let seen = next_named(&mut stream, "live").await;
-    assert_eq!(seen, "live");
+    assert_eq!(next_named(&mut stream, "live").await, "live");
 
-    // A dropped watch: the watcher re-watches from its last resourceVersion.
+    // A dropped watch: the watcher re-watches from its last resourceVersion, no relist.
+    let lists = server.request_count("list", "configmaps");
     server.drop_watches();
     api.create(&PostParams::default(), &cm("after-drop", "1"))
         .await
         .expect("create");
     assert_eq!(next_named(&mut stream, "after-drop").await, "after-drop");
+    assert_eq!(
+        server.request_count("list", "configmaps"),
+        lists,
+        "resumed without a relist"
+    );
 
-    // More changes than the ring holds while the watch is down: re-watching gets 410 and
-    // the watcher lists again.
-    server.drop_watches();
+    // More changes than the ring holds while the client cannot connect: re-watching from
+    // its resourceVersion gets 410, and the watcher lists again.
+    server.set_unreachable(true);
+    let rt = server
+        .state()
+        .registry
+        .get("", "v1", "configmaps")
+        .expect("served");
     for i in 0..20 {
-        api.create(&PostParams::default(), &cm(&format!("burst-{i}"), "1"))
-            .await
+        let object = json!({"metadata": {"name": format!("burst-{i}")}, "data": {"k": "1"}});
+        server
+            .state()
+            .create(&rt, Some("default"), object, &WriteOptions::default())
             .expect("create");
     }
+    server.set_unreachable(false);
     assert_eq!(next_named(&mut stream, "burst-19").await, "burst-19");
+    assert!(
+        server.request_count("list", "configmaps") > lists,
+        "relisted after 410"
+    );
+}
+
+#[tokio::test]
+async fn selector_watches_see_objects_leave_and_enter() {
+    let server = server();
+    let api: Api<ConfigMap> = Api::namespaced(client(&server), "default");
+    let mut labelled = cm("moving", "1");
+    labelled.metadata.labels = Some([("tier".to_string(), "a".to_string())].into());
+    let created = api
+        .create(&PostParams::default(), &labelled)
+        .await
+        .expect("create");
+    let rv = created.metadata.resource_version.expect("rv");
+    let mut events = api
+        .watch(
+            &kube::api::WatchParams::default()
+                .labels("tier=a")
+                .timeout(2),
+            &rv,
+        )
+        .await
+        .expect("watch")
+        .boxed();
+    api.patch(
+        "moving",
+        &PatchParams::default(),
+        &Patch::Merge(json!({"metadata": {"labels": {"tier": "b"}}})),
+    )
+    .await
+    .expect("leave");
+    api.patch(
+        "moving",
+        &PatchParams::default(),
+        &Patch::Merge(json!({"metadata": {"labels": {"tier": "a"}}})),
+    )
+    .await
+    .expect("enter");
+    let mut kinds = Vec::new();
+    while let Some(Ok(event)) = events.next().await {
+        kinds.push(match event {
+            kube::api::WatchEvent::Added(_) => "ADDED",
+            kube::api::WatchEvent::Modified(_) => "MODIFIED",
+            kube::api::WatchEvent::Deleted(_) => "DELETED",
+            kube::api::WatchEvent::Bookmark(_) => "BOOKMARK",
+            kube::api::WatchEvent::Error(_) => "ERROR",
+        });
+    }
+    assert_eq!(kinds, ["DELETED", "ADDED"]);
+}
+
+#[tokio::test]
+async fn sandbox_controls_answer_over_http() {
+    let server = server();
+    let front = serve_http(server.clone(), "127.0.0.1:0".parse().expect("addr"))
+        .await
+        .expect("serve");
+    let client =
+        Client::try_from(kube::Config::new(front.url().parse().expect("url"))).expect("client");
+    // 500, not 429: kube's client retries 429 on its own.
+    let faults = json!({"latencyMs": 0, "errors": [{"rate": 1.0, "code": 500, "verb": "get", "resource": "configmaps"}], "unreachable": false});
+    let put = http::Request::put("/sandbox/faults")
+        .header("content-type", "application/json")
+        .body(serde_json::to_vec(&faults).expect("json"))
+        .expect("request");
+    let set: Value =
+        serde_json::from_str(&client.request_text(put).await.expect("set faults")).expect("json");
+    assert_eq!(set["errors"][0]["code"], 500);
+    let api: Api<ConfigMap> = Api::namespaced(client.clone(), "default");
+    let e = api_error(api.get("anything").await.expect_err("injected"));
+    assert_eq!(e.code, 500);
+    let counts: Value = serde_json::from_str(
+        &client
+            .request_text(
+                http::Request::get("/sandbox/requests")
+                    .body(Vec::new())
+                    .expect("request"),
+            )
+            .await
+            .expect("counts"),
+    )
+    .expect("json");
+    let hit = counts["counts"].as_array().expect("list").iter().any(|c| {
+        c["verb"] == "get" && c["resource"] == "configmaps" && c["code"] == 500 && c["count"] == 1
+    });
+    assert!(hit, "{counts}");
+    let log: Value = serde_json::from_str(
+        &client
+            .request_text(
+                http::Request::get("/sandbox/request-log")
+                    .body(Vec::new())
+                    .expect("request"),
+            )
+            .await
+            .expect("log"),
+    )
+    .expect("json");
+    assert_eq!(log[0]["name"], "anything");
 }
 
 async fn next_named(
