@@ -9,7 +9,7 @@ use fleet_eviction::sandbox::apiserver::faults::{ErrorRule, FaultSettings};
 use fleet_eviction::sandbox::apiserver::front::{client, serve_http};
 use fleet_eviction::sandbox::apiserver::server::{ApiServer, ServerConfig};
 use fleet_eviction::sandbox::apiserver::write::WriteOptions;
-use futures::{StreamExt, TryStreamExt};
+use futures::StreamExt;
 use k8s_openapi::api::core::v1::{ConfigMap, Namespace};
 use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
 use kube::api::{Api, DeleteParams, ListParams, Patch, PatchParams, PostParams};
