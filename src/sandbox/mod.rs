@@ -3,6 +3,7 @@
 
 pub mod apiserver;
 pub mod disruption;
+pub mod go_quote;
 pub mod patch;
 pub mod schema;
 pub mod select;

@@ -106,12 +106,8 @@ impl State {
         if Some(&status) == pdb.status.as_ref() {
             return;
         }
-        let Some(rt) = self.registry.for_storage(&loc.key) else {
-            return;
-        };
-        let mut next = (*current).clone();
-        next["status"] = serde_json::to_value(&status).unwrap_or(Value::Null);
-        self.store_update(&rt, &loc, next, &current);
+        let status = serde_json::to_value(&status).unwrap_or(Value::Null);
+        self.replace_status(&loc.key, namespace, name, status);
     }
 
     /// The scale behind each pod's controller, as the disruption controller finds it.

@@ -4,7 +4,6 @@
 use super::resource::{ResourceType, Shape, Wire};
 use super::state::State;
 use super::status::ApiError;
-use super::store::Location;
 use crate::sandbox::schema::check_crd;
 use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
 use serde_json::{Value, json};
@@ -147,18 +146,6 @@ impl State {
         }
         let key =
             super::resource::StorageKey::new("apiextensions.k8s.io", "customresourcedefinitions");
-        let loc = Location {
-            key: key.clone(),
-            store_key: super::object::store_key("", super::object::name(current)),
-        };
-        let (Some(old), Some(rt)) = (
-            self.store.get(&loc.key, &loc.store_key).cloned(),
-            self.registry.for_storage(&key),
-        ) else {
-            return;
-        };
-        let mut next = (*old).clone();
-        next["status"] = status;
-        self.store_update(&rt, &loc, next, &old);
+        self.replace_status(&key, "", super::object::name(current), status);
     }
 }

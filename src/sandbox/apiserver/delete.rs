@@ -89,15 +89,7 @@ impl State {
         name: &str,
         opts: &DeleteOptions,
     ) -> Result<Deleted, ApiError> {
-        let loc = Location {
-            key: rt.storage_key(),
-            store_key: object::store_key(namespace.unwrap_or(""), name),
-        };
-        let old = self
-            .store
-            .get(&loc.key, &loc.store_key)
-            .cloned()
-            .ok_or_else(|| ApiError::not_found(&loc.key, name))?;
+        let (loc, old) = self.existing(rt, namespace, name)?;
         check_preconditions(&loc, &old, opts)?;
         let mut new = (*old).clone();
         let mut finalizers = object::finalizers(&new);

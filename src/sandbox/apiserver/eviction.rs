@@ -91,19 +91,8 @@ impl State {
 
     fn write_budget_status(&mut self, ns: &str, update: BudgetUpdate) {
         let key = StorageKey::new("policy", "poddisruptionbudgets");
-        let loc = Location {
-            key: key.clone(),
-            store_key: object::store_key(ns, &update.pdb_name),
-        };
-        let (Some(old), Some(rt)) = (
-            self.store.get(&loc.key, &loc.store_key).cloned(),
-            self.registry.for_storage(&key),
-        ) else {
-            return;
-        };
-        let mut next = (*old).clone();
-        next["status"] = serde_json::to_value(&update.status).unwrap_or(Value::Null);
-        self.store_update(&rt, &loc, next, &old);
+        let status = serde_json::to_value(&update.status).unwrap_or(Value::Null);
+        self.replace_status(&key, ns, &update.pdb_name, status);
     }
 
     /// The condition the real server adds to a pod it evicts, before deleting it.

@@ -42,6 +42,20 @@ impl Selection {
         })
     }
 
+    /// From a request's `labelSelector` and `fieldSelector` parameters.
+    pub fn from_query(
+        rt: &ResourceType,
+        namespace: Option<&str>,
+        query: &super::route::Query,
+    ) -> Result<Selection, ApiError> {
+        Selection::parse(
+            rt,
+            namespace,
+            query.get("labelSelector"),
+            query.get("fieldSelector"),
+        )
+    }
+
     /// Whether the object (in wire form, where field names are the client's) is selected.
     pub fn matches(&self, wire: &Value) -> bool {
         if let Some(ns) = &self.namespace

@@ -1,6 +1,7 @@
 //! Building HTTP answers.
 
 use super::status::ApiError;
+use crate::sandbox::go_quote::go_quote;
 use bytes::Bytes;
 use futures::{Stream, StreamExt};
 use http::{HeaderValue, Response, StatusCode, header};
@@ -70,17 +71,4 @@ fn json_response(code: u16, value: &Value, warnings: &[String]) -> Response<Resp
         }
     }
     response
-}
-
-/// A warning text in the quoted form of the `Warning` header.
-fn go_quote(text: &str) -> String {
-    let escaped: String = text
-        .chars()
-        .flat_map(|c| match c {
-            '"' => vec!['\\', '"'],
-            '\\' => vec!['\\', '\\'],
-            c => vec![c],
-        })
-        .collect();
-    format!("\"{escaped}\"")
 }

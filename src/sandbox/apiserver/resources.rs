@@ -95,12 +95,7 @@ fn list(
     ns: Option<&str>,
     req: &Incoming,
 ) -> Result<Reply, ApiError> {
-    let selection = Selection::parse(
-        rt,
-        ns,
-        req.query.get("labelSelector"),
-        req.query.get("fieldSelector"),
-    )?;
+    let selection = Selection::from_query(rt, ns, &req.query)?;
     let limit = req.query.get("limit").and_then(|l| l.parse::<usize>().ok());
     let mut state = server.state();
     let page = state.list(rt, &selection, limit, req.query.get("continue"))?;
@@ -134,12 +129,7 @@ fn watch(
     ns: Option<&str>,
     req: &Incoming,
 ) -> Result<Reply, ApiError> {
-    let selection = Selection::parse(
-        &rt,
-        ns,
-        req.query.get("labelSelector"),
-        req.query.get("fieldSelector"),
-    )?;
+    let selection = Selection::from_query(&rt, ns, &req.query)?;
     let start = match req.query.get("resourceVersion").unwrap_or("") {
         "" | "0" => Start::Current,
         rv => Start::After(
@@ -314,12 +304,7 @@ fn delete_collection(
     ns: Option<&str>,
     req: &Incoming,
 ) -> Result<Reply, ApiError> {
-    let selection = Selection::parse(
-        rt,
-        ns,
-        req.query.get("labelSelector"),
-        req.query.get("fieldSelector"),
-    )?;
+    let selection = Selection::from_query(rt, ns, &req.query)?;
     let opts = delete_options(req)?;
     let mut state = server.state();
     let selected = state.select(rt, &selection);

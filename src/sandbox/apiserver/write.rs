@@ -3,7 +3,7 @@
 
 use super::admit::{FieldValidation, normalise, validate_object};
 use super::object::{self, metadata_mut};
-use super::resource::ResourceType;
+use super::resource::{ResourceType, StorageKey};
 use super::state::State;
 use super::status::ApiError;
 use super::store::Location;
@@ -105,15 +105,7 @@ impl State {
                 object::name(&object)
             )));
         }
-        let loc = Location {
-            key: rt.storage_key(),
-            store_key: object::store_key(namespace.unwrap_or(""), name),
-        };
-        let old = self
-            .store
-            .get(&loc.key, &loc.store_key)
-            .cloned()
-            .ok_or_else(|| ApiError::not_found(&loc.key, name))?;
+        let (loc, old) = self.existing(rt, namespace, name)?;
         self.check_resource_version(rt, &loc, &object, &old, opts)?;
         let (normalised, unknown) = normalise(rt, object, opts.field_validation)?;
         let mut new = merge_part(rt, part, normalised, &old);
@@ -149,6 +141,43 @@ impl State {
             object: stored,
             warnings: warnings(&unknown),
         })
+    }
+
+    /// An object's location and its stored state, or NotFound.
+    pub fn existing(
+        &self,
+        rt: &ResourceType,
+        namespace: Option<&str>,
+        name: &str,
+    ) -> Result<(Location, Arc<Value>), ApiError> {
+        let loc = Location {
+            key: rt.storage_key(),
+            store_key: object::store_key(namespace.unwrap_or(""), name),
+        };
+        let old = self
+            .store
+            .get(&loc.key, &loc.store_key)
+            .cloned()
+            .ok_or_else(|| ApiError::not_found(&loc.key, name))?;
+        Ok((loc, old))
+    }
+
+    /// Replaces the status of a stored object, as the server itself does (CRD conditions,
+    /// budget status); nothing happens when the object is gone.
+    pub fn replace_status(&mut self, key: &StorageKey, namespace: &str, name: &str, status: Value) {
+        let loc = Location {
+            key: key.clone(),
+            store_key: object::store_key(namespace, name),
+        };
+        let (Some(old), Some(rt)) = (
+            self.store.get(&loc.key, &loc.store_key).cloned(),
+            self.registry.for_storage(key),
+        ) else {
+            return;
+        };
+        let mut next = (*old).clone();
+        next["status"] = status;
+        self.store_update(&rt, &loc, next, &old);
     }
 
     /// Stores a new state of an existing object; removes it when a deletion's last

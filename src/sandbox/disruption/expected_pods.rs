@@ -1,9 +1,9 @@
 //! How many pods a budget expects and how many it wants healthy, as the disruption
 //! controller's `getExpectedPodCount` works them out.
 
-use super::go_quote::go_quote;
 use super::pod_health::{controller_of, pod_name};
 use super::scaled_value::scaled_value_rounding_up;
+use crate::sandbox::go_quote::go_quote;
 use k8s_openapi::api::core::v1::Pod;
 use k8s_openapi::api::policy::v1::PodDisruptionBudget;
 use k8s_openapi::apimachinery::pkg::util::intstr::IntOrString;

@@ -10,7 +10,6 @@ mod condition;
 mod disrupted_pods;
 mod eviction;
 mod expected_pods;
-mod go_quote;
 mod pod_health;
 mod refusal;
 mod scaled_value;

@@ -1,6 +1,6 @@
 //! The `Status` bodies the eviction subresource answers with when it refuses.
 
-use super::go_quote::go_quote;
+use crate::sandbox::go_quote::go_quote;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::{Status, StatusCause, StatusDetails};
 
 const VIOLATES_BUDGET: &str = "Cannot evict pod as it would violate the pod's disruption budget.";

@@ -2,7 +2,7 @@
 //! `intstr.GetScaledValueFromIntOrPercent(value, total, roundUp=true)` does for the disruption
 //! controller (it rounds up for both fields).
 
-use super::go_quote::go_quote;
+use crate::sandbox::go_quote::go_quote;
 use k8s_openapi::apimachinery::pkg::util::intstr::IntOrString;
 use std::num::IntErrorKind;
 
