@@ -7,4 +7,5 @@ pub mod go_quote;
 pub mod patch;
 pub mod schema;
 pub mod select;
+pub mod sim;
 pub mod table;
