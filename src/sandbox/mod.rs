@@ -6,4 +6,5 @@ pub mod disruption;
 pub mod patch;
 pub mod schema;
 pub mod select;
+pub mod sim;
 pub mod table;
