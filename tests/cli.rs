@@ -198,17 +198,89 @@ fn unbuilt_subcommands_exit_2_with_a_clear_message() {
     }
 }
 
-/// CHANGE THIS TEST when the sandbox issue lands: `sandbox` must then serve a fleet.
+/// Scenarios are the part of the sandbox not built yet: a clear refusal, not a stub.
 #[cfg(feature = "sandbox")]
 #[test]
-fn sandbox_is_not_available_yet_until_the_sandbox_issue_lands() {
-    let out = run_to_end(&["sandbox"]);
+fn sandbox_scenarios_are_not_available_yet() {
+    let out = run_to_end(&[
+        "sandbox",
+        "--scenario",
+        "examples/scenarios/quickstart.yaml",
+    ]);
     assert_eq!(out.status.code(), Some(2));
     assert!(
-        stderr(&out).contains("'sandbox' is not available yet"),
+        stderr(&out).contains("'sandbox --scenario' is not available yet"),
         "{}",
         stderr(&out)
     );
+}
+
+#[cfg(feature = "sandbox")]
+#[test]
+fn sandbox_serves_a_registered_fleet_until_sigterm() {
+    use std::io::BufRead;
+    let dir = tempfile::tempdir().expect("temp dir");
+    let fleet_dir = dir.path().join("fleet");
+    let mut child = Command::new(BIN)
+        .args([
+            "sandbox",
+            "--members",
+            "2",
+            "--seed",
+            "5",
+            "--dir",
+            path_str(&fleet_dir),
+        ])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("start the sandbox");
+    let stdout = child.stdout.take().expect("stdout");
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        for line in std::io::BufReader::new(stdout)
+            .lines()
+            .map_while(Result::ok)
+        {
+            let _ = tx.send(line);
+        }
+    });
+    let canonical = std::fs::canonicalize(dir.path())
+        .expect("canonical")
+        .join("fleet");
+    let ready = format!("sandbox ready: {}", canonical.display());
+    let mut lines = Vec::new();
+    while !lines.contains(&ready) {
+        match rx.recv_timeout(Duration::from_secs(20)) {
+            Ok(line) => lines.push(line),
+            Err(_) => {
+                let _ = child.kill();
+                panic!("no ready line; printed {lines:?}");
+            }
+        }
+    }
+    assert!(lines.contains(&"seed: 5".to_string()), "{lines:?}");
+    for name in ["hub", "member-1", "member-2"] {
+        assert!(
+            fleet_dir.join(format!("{name}.kubeconfig")).is_file(),
+            "{name}.kubeconfig"
+        );
+    }
+    let kill = Command::new("kill")
+        .arg("-TERM")
+        .arg(child.id().to_string())
+        .status()
+        .expect("kill");
+    assert!(kill.success());
+    let deadline = Instant::now() + Duration::from_secs(10);
+    let status = loop {
+        if let Some(status) = child.try_wait().expect("try_wait") {
+            break status;
+        }
+        assert!(Instant::now() < deadline, "the sandbox stops after SIGTERM");
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    assert_eq!(status.code(), Some(0));
 }
 
 // ---------------------------------------------------------------------------------------

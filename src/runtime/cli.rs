@@ -38,7 +38,7 @@ pub enum Command {
     /// The PodMigrationJob executor against one cluster (no hub). Not available yet.
     Member(MemberArgs),
     /// The embedded fleet: a hub and members on 127.0.0.1, for the quick start and tests.
-    /// Not available yet.
+    /// Scenarios (--scenario) are not available yet.
     #[cfg(feature = "sandbox")]
     Sandbox(SandboxArgs),
     /// Print the CRDs fleet-eviction owns as multi-document YAML (pipe into kubectl apply -f -).
@@ -94,10 +94,15 @@ pub fn main() -> ExitCode {
             not_available("member", "the PodMigrationJob executor against one cluster")
         }
         #[cfg(feature = "sandbox")]
-        Command::Sandbox(_) => not_available(
-            "sandbox",
-            "the embedded fleet for the quick start and tests",
-        ),
+        Command::Sandbox(args) => {
+            crate::sandbox::command::main(crate::sandbox::command::SandboxRequest {
+                members: args.members as usize,
+                dir: args.dir,
+                scenario: args.scenario,
+                no_controller: args.no_controller,
+                seed: args.seed,
+            })
+        }
         Command::Crds(args) => print_crds(&args),
         Command::Drain(_) => not_available("drain", "fleet drain of a member cluster"),
         Command::Uncordon(_) => not_available("uncordon", "undo a fleet drain of a member cluster"),

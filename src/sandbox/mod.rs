@@ -2,7 +2,9 @@
 //! Test and demo infrastructure; production code never imports it.
 
 pub mod apiserver;
+pub mod command;
 pub mod disruption;
+pub mod fleet;
 pub mod go_quote;
 pub mod patch;
 pub mod schema;

@@ -55,7 +55,8 @@ fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
 
 impl ApiServer {
     pub fn new(config: ServerConfig) -> Arc<ApiServer> {
-        let (sender, _) = broadcast::channel(8192);
+        // A watcher that falls this far behind is closed and resumes from the event ring.
+        let (sender, _) = broadcast::channel(1024);
         let mut state = State::new(
             config.seed,
             config.ring_capacity,

@@ -40,7 +40,7 @@ impl Store {
         Store {
             resource_version: 1,
             tables: HashMap::new(),
-            ring: VecDeque::with_capacity(ring_capacity.min(65_536)),
+            ring: VecDeque::new(),
             ring_capacity: ring_capacity.max(1),
             compacted: 0,
             by_uid: HashMap::new(),
