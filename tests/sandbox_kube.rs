@@ -774,3 +774,53 @@ async fn faults_are_injected_and_requests_counted() {
     server.set_unreachable(false);
     api.get("x").await.expect("reachable again");
 }
+
+#[tokio::test]
+async fn events_written_as_events_k8s_io_are_read_as_core_events() {
+    use k8s_openapi::api::core::v1::Event as CoreEvent;
+    use k8s_openapi::api::events::v1::Event;
+    let client = client(&server());
+    let new: Api<Event> = Api::namespaced(client.clone(), "default");
+    let event: Event = serde_json::from_value(json!({
+        "metadata": {"name": "web.1"},
+        "eventTime": "2026-01-02T03:04:05.000000Z",
+        "regarding": {"kind": "Pod", "name": "web", "namespace": "default", "uid": "u1"},
+        "reason": "Evicted", "note": "evicted by the test", "type": "Normal", "action": "Evict",
+        "reportingController": "fleet-eviction", "reportingInstance": "hub-1"
+    }))
+    .expect("event");
+    new.create(&PostParams::default(), &event)
+        .await
+        .expect("create");
+    let core: Api<CoreEvent> = Api::namespaced(client, "default");
+    let found = core
+        .list(&ListParams::default().fields("involvedObject.name=web,involvedObject.kind=Pod"))
+        .await
+        .expect("list");
+    assert_eq!(found.items.len(), 1);
+    let e = &found.items[0];
+    assert_eq!(e.message.as_deref(), Some("evicted by the test"));
+    assert_eq!(e.involved_object.uid.as_deref(), Some("u1"));
+    let none = core
+        .list(&ListParams::default().fields("involvedObject.name=other"))
+        .await
+        .expect("list");
+    assert!(none.items.is_empty());
+}
+
+#[tokio::test]
+async fn dry_run_writes_nothing() {
+    let api: Api<ConfigMap> = Api::namespaced(client(&server()), "default");
+    let created = api
+        .create(
+            &PostParams {
+                dry_run: true,
+                ..Default::default()
+            },
+            &cm("dry", "1"),
+        )
+        .await
+        .expect("dry run");
+    assert_eq!(created.metadata.name.as_deref(), Some("dry"));
+    assert!(api.get_opt("dry").await.expect("get").is_none());
+}

@@ -213,6 +213,18 @@ fn written(code: u16, w: Written, rt: &ResourceType, opts: &WriteOptions) -> Rep
     Reply::Json(code, (*to_wire(rt, &w.object)).clone(), warnings)
 }
 
+/// The type writes go through: the served type itself, except for kinds stored in another
+/// form (events.k8s.io Events are stored as core Events, after `from_wire`).
+fn stored_type(state: &super::state::State, rt: &ResourceType) -> ResourceType {
+    match rt.wire {
+        super::resource::Wire::Same => rt.clone(),
+        super::resource::Wire::EventsV1 => state
+            .registry
+            .for_storage(&rt.storage_key())
+            .map_or_else(|| rt.clone(), |t| (*t).clone()),
+    }
+}
+
 fn create(
     server: &ApiServer,
     rt: &ResourceType,
@@ -226,7 +238,9 @@ fn create(
     }
     let opts = write_options(req, false)?;
     let object = from_wire(rt, body_json(req)?);
-    let w = server.state().create(rt, ns, object, &opts)?;
+    let mut state = server.state();
+    let stored_as = stored_type(&state, rt);
+    let w = state.create(&stored_as, ns, object, &opts)?;
     Ok(written(201, w, rt, &opts))
 }
 
@@ -240,7 +254,9 @@ fn update(
 ) -> Result<Reply, ApiError> {
     let opts = write_options(req, false)?;
     let object = from_wire(rt, body_json(req)?);
-    let w = server.state().update(rt, ns, name, part, object, &opts)?;
+    let mut state = server.state();
+    let stored_as = stored_type(&state, rt);
+    let w = state.update(&stored_as, ns, name, part, object, &opts)?;
     Ok(written(200, w, rt, &opts))
 }
 
@@ -267,7 +283,8 @@ fn patch_object(
         patch::PatchError::Malformed(m) => ApiError::bad_request(m),
         patch::PatchError::Unprocessable(m) => ApiError::unprocessable(m),
     })?;
-    let w = state.update(rt, ns, name, part, from_wire(rt, patched), &opts)?;
+    let stored_as = stored_type(&state, rt);
+    let w = state.update(&stored_as, ns, name, part, from_wire(rt, patched), &opts)?;
     Ok(written(200, w, rt, &opts))
 }
 
