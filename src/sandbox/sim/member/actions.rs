@@ -62,6 +62,23 @@ impl Action {
             op,
         }
     }
+
+    /// Deletes `pod` if it is still the same object (uid precondition), with its own grace
+    /// period.
+    pub fn delete_pod(namespace: &str, pod: &Pod, manager: &'static str) -> Self {
+        let meta = &pod.metadata;
+        let op = Op::Delete {
+            uid: meta.uid.clone().unwrap_or_default(),
+            grace_period_seconds: None,
+        };
+        Action::new(
+            Kind::Pod,
+            namespace,
+            meta.name.as_deref().unwrap_or(""),
+            manager,
+            op,
+        )
+    }
 }
 
 fn resource(kind: Kind) -> ApiResource {

@@ -59,17 +59,7 @@ fn plan_one(view: &View, rs: &ReplicaSet) -> Vec<Action> {
         }
     }
     for extra in deletion_order(&active).into_iter().skip(want) {
-        let delete = Op::Delete {
-            uid: pods::uid(&extra.metadata).to_string(),
-            grace_period_seconds: None,
-        };
-        actions.push(Action::new(
-            Kind::Pod,
-            namespace,
-            pods::name(&extra.metadata),
-            MANAGER,
-            delete,
-        ));
+        actions.push(Action::delete_pod(namespace, extra, MANAGER));
     }
     let next = status(view, rs, &active);
     if rs.status.as_ref() != Some(&next) {

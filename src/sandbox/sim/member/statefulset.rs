@@ -73,17 +73,7 @@ fn plan_one(view: &View, set: &StatefulSet) -> Vec<Action> {
         if !parallel && any_terminating {
             break;
         }
-        let delete = Op::Delete {
-            uid: pods::uid(&extra.metadata).to_string(),
-            grace_period_seconds: None,
-        };
-        actions.push(Action::new(
-            Kind::Pod,
-            namespace,
-            pods::name(&extra.metadata),
-            MANAGER,
-            delete,
-        ));
+        actions.push(Action::delete_pod(namespace, extra, MANAGER));
         if !parallel {
             break;
         }
