@@ -88,8 +88,14 @@ pub async fn serve_http(server: Arc<ApiServer>, addr: SocketAddr) -> io::Result<
 async fn accept_loop(server: Arc<ApiServer>, listener: TcpListener) {
     let mut connections = tokio::task::JoinSet::new();
     loop {
-        let Ok((stream, _)) = listener.accept().await else {
-            continue;
+        let stream = match listener.accept().await {
+            Ok((stream, _)) => stream,
+            Err(e) => {
+                // Out of file descriptors and the like: back off instead of spinning.
+                tracing::warn!(cluster = %server.config.name, "accept failed: {e}");
+                tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+                continue;
+            }
         };
         let server = server.clone();
         connections.spawn(async move {
