@@ -6,6 +6,7 @@
 //! tests and benchmarks — production modules never depend on it.
 
 pub mod api;
+pub mod fleet;
 pub mod gates;
 pub mod runtime;
 
