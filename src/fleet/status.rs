@@ -112,12 +112,13 @@ mod tests {
     #[test]
     fn merge_table() {
         let gate = cond("TrafficShifted", "True", "Shifted", T0);
-        let rows: Vec<(
-            &str,
+        type Row<'a> = (
+            &'a str,
             Vec<Condition>,
             Vec<WantedCondition>,
-            Vec<(&str, &str, &str, &str)>,
-        )> = vec![
+            Vec<(&'a str, &'a str, &'a str, &'a str)>,
+        );
+        let rows: Vec<Row> = vec![
             (
                 "new conditions are appended in order",
                 vec![],

@@ -70,12 +70,13 @@ mod tests {
         let pick_fixed = placement(PlacementKind::PickFixed);
         let one = vec![bound("b1", "member-1"), bound("b2", "member-2")];
         let two = vec![bound("b1", "member-1"), bound("b1b", "member-1")];
-        let rows: Vec<(
-            &str,
-            Option<&PlacementView>,
+        type Row<'a> = (
+            &'a str,
+            Option<&'a PlacementView>,
             Vec<BindingView>,
-            Result<&str, Invalid>,
-        )> = vec![
+            Result<&'a str, Invalid>,
+        );
+        let rows: Vec<Row> = vec![
             (
                 "§2.1 missing placement",
                 None,
