@@ -48,17 +48,22 @@ impl Facts<'_> {
     }
 
     pub fn has_finalizer(&self) -> bool {
-        self.eviction
-            .metadata
-            .finalizers
-            .as_ref()
-            .is_some_and(|f| f.iter().any(|f| f == CLEANUP_FINALIZER))
+        has_cleanup_finalizer(self.eviction)
     }
 
     /// Bindings other evictions hold reservations on.
     pub fn reserved_by_others(&self) -> impl Iterator<Item = &str> + Clone {
         self.others.iter().map(|r| r.binding.as_str())
     }
+}
+
+/// Carries `fleet-eviction.io/cleanup`: we still hold something to clean up.
+pub fn has_cleanup_finalizer(eviction: &ClusterResourcePlacementEviction) -> bool {
+    eviction
+        .metadata
+        .finalizers
+        .as_ref()
+        .is_some_and(|f| f.iter().any(|f| f == CLEANUP_FINALIZER))
 }
 
 pub fn condition<'a>(

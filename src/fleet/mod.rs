@@ -16,6 +16,7 @@
 pub mod availability;
 pub mod budget;
 pub mod conditions;
+pub mod controller;
 pub mod execution;
 pub mod extended;
 pub mod facts;

@@ -1,0 +1,226 @@
+//! The eviction controller: watches feed the caches, changes queue their placements, workers
+//! run one pass per placement at a time (§4.3: decisions for one placement serialised,
+//! different placements in parallel), and timers bring placements back at ttl deadlines.
+
+pub mod cache;
+pub mod ledger;
+pub mod metrics;
+pub mod queue;
+pub mod reconcile;
+pub mod writes;
+
+use self::cache::Caches;
+use self::ledger::Ledger;
+use self::metrics::{CONTROLLER, EvictionMetrics, Telemetry};
+use self::queue::WorkQueue;
+use self::reconcile::{Context, reconcile};
+use self::writes::Writer;
+use crate::runtime::clock::SharedClock;
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, PoisonError};
+use std::time::Duration;
+use tokio::task::JoinHandle;
+
+#[derive(Debug, Clone)]
+pub struct ControllerOptions {
+    /// Placements decided in parallel (`--workers`).
+    pub workers: usize,
+    /// The ttl of an extended eviction that sets none (`--extended-ttl-default`).
+    pub extended_ttl_default: Duration,
+    pub clock: SharedClock,
+}
+
+/// The first retry after a failed pass; doubled per failure up to [`MAX_BACKOFF`].
+const FIRST_BACKOFF: Duration = Duration::from_millis(50);
+const MAX_BACKOFF: Duration = Duration::from_secs(30);
+
+/// A running controller; dropping it stops it.
+pub struct EvictionController {
+    caches: Arc<Caches>,
+    queue: WorkQueue,
+    tasks: Vec<JoinHandle<()>>,
+}
+
+impl EvictionController {
+    /// Starts the watches at once and the workers once every cache has synced: no decision
+    /// is made on a partial view of the fleet.
+    pub fn start(
+        client: kube::Client,
+        options: ControllerOptions,
+        metrics: EvictionMetrics,
+    ) -> EvictionController {
+        let caches = Arc::new(Caches::default());
+        let queue = WorkQueue::new(options.clock.clone());
+        let writer = Writer::new(client);
+        let mut tasks = vec![
+            follow(
+                &caches,
+                &queue,
+                |c| &c.evictions,
+                writer.evictions(),
+                "evictions",
+            ),
+            follow(
+                &caches,
+                &queue,
+                |c| &c.bindings,
+                writer.bindings(),
+                "bindings",
+            ),
+            follow(
+                &caches,
+                &queue,
+                |c| &c.placements,
+                writer.placements(),
+                "placements",
+            ),
+            follow(&caches, &queue, |c| &c.budgets, writer.budgets(), "budgets"),
+        ];
+        let ctx = Arc::new(Context {
+            caches: caches.clone(),
+            ledger: Ledger::default(),
+            writer,
+            telemetry: Telemetry::new(metrics),
+            clock: options.clock.clone(),
+            default_ttl: options.extended_ttl_default,
+        });
+        let workers = options.workers.max(1);
+        let starter = {
+            let (caches, queue) = (caches.clone(), queue.clone());
+            tokio::spawn(async move {
+                caches.wait_synced().await;
+                tracing::info!(
+                    workers,
+                    "eviction controller caches synced; deciding evictions"
+                );
+                let failures = Arc::new(Mutex::new(HashMap::new()));
+                let handles: Vec<JoinHandle<()>> = (0..workers)
+                    .map(|_| tokio::spawn(work(ctx.clone(), queue.clone(), failures.clone())))
+                    .collect();
+                for handle in handles {
+                    let _ = handle.await;
+                }
+            })
+        };
+        tasks.push(starter);
+        EvictionController {
+            caches,
+            queue,
+            tasks,
+        }
+    }
+
+    /// Resolves once every cache holds its first full list.
+    pub async fn synced(&self) {
+        self.caches.wait_synced().await;
+    }
+
+    pub fn stop(&self) {
+        self.queue.close();
+        for task in &self.tasks {
+            task.abort();
+        }
+    }
+}
+
+impl Drop for EvictionController {
+    fn drop(&mut self) {
+        self.stop();
+    }
+}
+
+fn follow<I: cache::Index>(
+    caches: &Arc<Caches>,
+    queue: &WorkQueue,
+    pick: fn(&Caches) -> &cache::Cache<I>,
+    api: kube::Api<I::Object>,
+    what: &'static str,
+) -> JoinHandle<()> {
+    let (caches, queue) = (caches.clone(), queue.clone());
+    tokio::spawn(async move { pick(&caches).follow(api, &queue, what).await })
+}
+
+type Failures = Arc<Mutex<HashMap<String, u32>>>;
+
+async fn work(ctx: Arc<Context>, queue: WorkQueue, failures: Failures) {
+    let metrics = &ctx.telemetry.metrics;
+    while let Some(placement) = queue.next().await {
+        metrics
+            .active_workers
+            .with_label_values(&[CONTROLLER])
+            .inc();
+        let timer = metrics
+            .reconcile_time_seconds
+            .with_label_values(&[CONTROLLER])
+            .start_timer();
+        let span = tracing::info_span!("reconcile", placement = %placement);
+        let result = tracing::Instrument::instrument(reconcile(&ctx, &placement), span).await;
+        timer.observe_duration();
+        let mut failed = failures.lock().unwrap_or_else(PoisonError::into_inner);
+        match result {
+            Ok(wake) => {
+                failed.remove(&placement);
+                let outcome = if let Some(at) = wake {
+                    queue.add_at(&placement, at);
+                    "requeue_after"
+                } else {
+                    "success"
+                };
+                metrics
+                    .reconcile_total
+                    .with_label_values(&[CONTROLLER, outcome])
+                    .inc();
+            }
+            Err(e) => {
+                let count = failed.entry(placement.clone()).or_insert(0);
+                *count += 1;
+                let delay = backoff(*count);
+                tracing::warn!(placement = %placement, error = e.metric_label(), retry_in_ms = delay.as_millis() as u64, "{e}");
+                metrics
+                    .reconcile_total
+                    .with_label_values(&[CONTROLLER, "error"])
+                    .inc();
+                metrics
+                    .reconcile_errors_total
+                    .with_label_values(&[CONTROLLER])
+                    .inc();
+                queue.add_after(&placement, delay);
+            }
+        }
+        drop(failed);
+        queue.done(&placement);
+        metrics
+            .active_workers
+            .with_label_values(&[CONTROLLER])
+            .dec();
+    }
+}
+
+fn backoff(failures: u32) -> Duration {
+    let factor = 2u32.saturating_pow(failures.saturating_sub(1).min(16));
+    FIRST_BACKOFF.saturating_mul(factor).min(MAX_BACKOFF)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn backoff_doubles_and_caps() {
+        let rows = [
+            (1, 50),
+            (2, 100),
+            (3, 200),
+            (10, 25_600),
+            (11, 30_000),
+            (40, 30_000),
+        ];
+        for (failures, ms) in rows {
+            assert_eq!(
+                backoff(failures),
+                Duration::from_millis(ms),
+                "after {failures} failures"
+            );
+        }
+    }
+}
