@@ -376,7 +376,10 @@ fn run_serves_health_and_metrics_and_stops_cleanly_on_sigterm() {
     let stderr = run.stderr();
     assert_eq!(status.code(), Some(0), "{stderr}");
     assert!(stderr.contains("fleet-eviction ready"), "{stderr}");
-    assert!(stderr.contains("no controller is attached yet"), "{stderr}");
+    assert!(
+        stderr.contains("eviction controller caches synced"),
+        "the controller is attached and synced before ready: {stderr}"
+    );
     assert!(
         http_get(metrics_addr, "/healthz").is_none(),
         "HTTP server stopped with the process"
@@ -782,6 +785,9 @@ async fn answer(
         authorization,
     });
     let _ = released.wait_for(|released| *released).await;
+    if let Some(reply) = fleet_list_or_watch(&request) {
+        return Ok(reply.await);
+    }
     let name = path.strip_prefix("/apis/apiextensions.k8s.io/v1/customresourcedefinitions/");
     let (status, body) = match name.and_then(|name| by_name.get(name)) {
         Some(crd) => (StatusCode::OK, crd.clone()),
@@ -794,6 +800,49 @@ async fn answer(
         hyper::header::HeaderValue::from_static("application/json"),
     );
     Ok(response)
+}
+
+/// The eviction controller's watches of the hub: empty lists, and watches that stay open
+/// with nothing to report (the test stops the process long before they would end).
+fn fleet_list_or_watch(
+    request: &Request<hyper::body::Incoming>,
+) -> Option<impl std::future::Future<Output = Response<Full<Bytes>>>> {
+    let path = request.uri().path();
+    let kind = [
+        (
+            "clusterresourceplacementevictions",
+            "ClusterResourcePlacementEvictionList",
+        ),
+        ("clusterresourcebindings", "ClusterResourceBindingList"),
+        ("clusterresourceplacements", "ClusterResourcePlacementList"),
+        (
+            "clusterresourceplacementdisruptionbudgets",
+            "ClusterResourcePlacementDisruptionBudgetList",
+        ),
+    ]
+    .into_iter()
+    .find(|(plural, _)| path == format!("/apis/placement.kubernetes-fleet.io/v1beta1/{plural}"))
+    .map(|(_, kind)| kind)?;
+    let watch = request
+        .uri()
+        .query()
+        .is_some_and(|q| q.contains("watch=true"));
+    Some(async move {
+        if watch {
+            tokio::time::sleep(Duration::from_secs(300)).await;
+            return Response::new(Full::new(Bytes::new()));
+        }
+        let list = serde_json::json!({
+            "apiVersion": "placement.kubernetes-fleet.io/v1beta1", "kind": kind,
+            "metadata": {"resourceVersion": "1"}, "items": []
+        });
+        let mut response = Response::new(Full::new(Bytes::from(list.to_string())));
+        response.headers_mut().insert(
+            hyper::header::CONTENT_TYPE,
+            hyper::header::HeaderValue::from_static("application/json"),
+        );
+        response
+    })
 }
 
 /// The Status body a Kubernetes API server sends for a missing CRD.

@@ -1,11 +1,11 @@
 //! Prometheus metrics: one registry per process, rendered on `/metrics`.
 //!
 //! Families are grouped by the code that updates them; each group is a struct with a
-//! `register(&Registry)` constructor and becomes one field of [`Metrics`]. To add the
-//! controller families later: write `ControllerMetrics::register` next to the controller,
-//! add a `pub controller: ControllerMetrics` field, and register it in [`Metrics::new`].
+//! `register(&Registry)` constructor, lives next to the code that updates it, and becomes one
+//! field of [`Metrics`].
 //! Names follow quality.md "Metrics names" (controller-runtime's where dashboards expect them).
 
+use crate::fleet::controller::metrics::EvictionMetrics;
 use prometheus::core::Collector;
 use prometheus::{Encoder, IntGaugeVec, Opts, Registry, TextEncoder};
 
@@ -23,13 +23,19 @@ pub enum MetricsError {
 pub struct Metrics {
     registry: Registry,
     pub process: ProcessMetrics,
+    pub eviction: EvictionMetrics,
 }
 
 impl Metrics {
     pub fn new() -> Result<Self, MetricsError> {
         let registry = Registry::new();
         let process = ProcessMetrics::register(&registry)?;
-        Ok(Self { registry, process })
+        let eviction = EvictionMetrics::register(&registry)?;
+        Ok(Self {
+            registry,
+            process,
+            eviction,
+        })
     }
 
     pub fn registry(&self) -> &Registry {

@@ -7,6 +7,7 @@ use std::process::ExitCode;
 use std::sync::Arc;
 
 use super::cli::EXIT_USAGE;
+use super::clock::SystemClock;
 use super::crd_check::{self, CrdCheckError};
 use super::http::{self, HttpError, HttpState};
 use super::kubeconfig::{self, KubeconfigError};
@@ -15,6 +16,7 @@ use super::options::RunArgs;
 use super::readiness::Readiness;
 use super::shutdown::{self, Shutdown, ShutdownTrigger};
 use super::telemetry::{self, TelemetryError};
+use crate::fleet::controller::{ControllerOptions, EvictionController};
 
 #[derive(Debug, thiserror::Error)]
 pub enum RunError {
@@ -110,12 +112,12 @@ pub async fn run(args: RunArgs, trigger: ShutdownTrigger) -> Result<(), RunError
         Err(e) => tracing::warn!("serving /metrics, /healthz and /readyz (address unknown: {e})"),
     }
     let state = HttpState {
-        metrics,
+        metrics: metrics.clone(),
         readiness: readiness.clone(),
     };
     let http_server = tokio::spawn(http::serve(listener, state, shutdown.clone()));
 
-    let outcome = start_and_wait(&args, &client, &server, &readiness, &shutdown).await;
+    let outcome = start_and_wait(&args, &client, &server, &metrics, &readiness, &shutdown).await;
 
     trigger.trigger();
     if let Err(e) = http_server.await {
@@ -128,9 +130,11 @@ async fn start_and_wait(
     args: &RunArgs,
     client: &kube::Client,
     server: &str,
+    metrics: &Metrics,
     readiness: &Readiness,
     shutdown: &Shutdown,
 ) -> Result<(), RunError> {
+    let mut controller = None;
     if args.enable_fleet_eviction {
         tracing::info!(server, "checking the hub's CRDs");
         tokio::select! {
@@ -138,6 +142,13 @@ async fn start_and_wait(
             () = shutdown.wait() => return Ok(()),
         }
         tracing::info!("the hub's CRDs carry fleet-eviction's fields");
+        let started = start_eviction_controller(args, client.clone(), metrics);
+        readiness.set_not_ready("the eviction controller's caches have not synced");
+        tokio::select! {
+            () = started.synced() => {}
+            () = shutdown.wait() => return Ok(()),
+        }
+        controller = Some(started);
     } else {
         tracing::info!(
             "--enable-fleet-eviction=false: no hub CRD check and no eviction controller"
@@ -145,12 +156,27 @@ async fn start_and_wait(
     }
     readiness.set_ready();
     tracing::info!("fleet-eviction ready");
-    // Honest about the milestone: the process plumbing is complete, the controllers are not
-    // attached to it yet.
-    tracing::info!(
-        "no controller is attached yet: the eviction controller and the member executors \
-         arrive in later issues; serving metrics and health until shutdown"
-    );
+    if args.enable_pod_migration {
+        // Honest about the milestone: the member executors are a later issue.
+        tracing::info!("the PodMigrationJob executors are not built yet; no member is acted on");
+    }
     shutdown.wait().await;
+    if let Some(controller) = controller {
+        controller.stop();
+    }
     Ok(())
+}
+
+/// The eviction controller as `run` configures it; the embedded fleet attaches the same.
+pub fn start_eviction_controller(
+    args: &RunArgs,
+    client: kube::Client,
+    metrics: &Metrics,
+) -> EvictionController {
+    let options = ControllerOptions {
+        workers: args.workers as usize,
+        extended_ttl_default: args.extended_ttl_default,
+        clock: Arc::new(SystemClock),
+    };
+    EvictionController::start(client, options, metrics.eviction.clone())
 }

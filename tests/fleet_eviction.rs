@@ -1,0 +1,8 @@
+//! The eviction controller against a hub API server in process (quality.md tier 2): exact
+//! conditions, side effects on bindings, the budget under concurrency, gates, External
+//! hand-off, and restarts.
+
+#[path = "fleet_eviction/harness.rs"]
+mod harness;
+#[path = "fleet_eviction/outcomes.rs"]
+mod outcomes;
