@@ -2,6 +2,8 @@
 //! conditions, side effects on bindings, the budget under concurrency, gates, External
 //! hand-off, and restarts.
 
+#[path = "fleet_eviction/budget.rs"]
+mod budget;
 #[path = "fleet_eviction/harness.rs"]
 mod harness;
 #[path = "fleet_eviction/outcomes.rs"]
