@@ -4,6 +4,8 @@
 
 #[path = "fleet_eviction/budget.rs"]
 mod budget;
+#[path = "fleet_eviction/gates.rs"]
+mod gates;
 #[path = "fleet_eviction/harness.rs"]
 mod harness;
 #[path = "fleet_eviction/outcomes.rs"]

@@ -41,6 +41,11 @@ impl Hub {
     }
 
     pub async fn without_controller(seed: u64) -> Hub {
+        let filter = std::env::var("RUST_LOG").unwrap_or_else(|_| "off".into());
+        let _ = tracing_subscriber::fmt()
+            .with_env_filter(filter)
+            .with_test_writer()
+            .try_init();
         let clock = ManualClock::new("2026-03-01T10:00:00Z".parse().expect("time"));
         let server = ApiServer::new(ServerConfig {
             name: "hub".into(),

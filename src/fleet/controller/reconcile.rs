@@ -72,11 +72,12 @@ pub async fn reconcile(
     evictions.sort_by(|a, b| arrival(a).cmp(&arrival(b)));
     let mut wake: Option<Timestamp> = None;
     let mut result = Ok(());
+    let mut pass = Pass::new(ctx, placement);
     for i in 0..evictions.len() {
         if is_decided(&evictions[i]) && !has_cleanup_finalizer(&evictions[i]) {
             continue;
         }
-        match Pass::new(ctx, placement).run(&mut evictions, i).await {
+        match pass.run(&mut evictions, i).await {
             Ok(until) => wake = earliest(wake, until),
             Err(e) => {
                 result = Err(e);
@@ -125,13 +126,20 @@ fn others(evictions: &Evictions, i: usize) -> Vec<HeldReservation> {
         .collect()
 }
 
-/// The decision loop of one eviction within a pass.
+/// One pass over a placement. Every eviction of the pass decides on the same picture of the
+/// world — the placement, its bindings and its budget as they were when the pass began, plus
+/// our own writes through the ledger — so an earlier waiter and a later arrival judge the
+/// same numbers and the earlier one is never overtaken (first come, first served). Changes
+/// seen meanwhile queue the placement again.
 struct Pass<'a> {
     ctx: &'a Context,
     placement: &'a str,
+    placement_view: Option<PlacementView>,
+    cached_bindings: Vec<BindingView>,
+    /// Read from the API at most once per pass, when a decision first needs it.
     budget: BudgetRead,
-    /// Fresh objects from the API after an absence had to be confirmed.
-    confirmed: Option<(Option<PlacementView>, Vec<BindingView>)>,
+    /// The picture was refreshed from the API to confirm an absence.
+    confirmed: bool,
 }
 
 impl<'a> Pass<'a> {
@@ -139,18 +147,19 @@ impl<'a> Pass<'a> {
         Pass {
             ctx,
             placement,
+            placement_view: ctx.caches.placements.read().get(placement),
+            cached_bindings: ctx.caches.bindings.read().of_placement(placement),
             budget: BudgetRead::NotRead,
-            confirmed: None,
+            confirmed: false,
         }
     }
 
     fn world(&self) -> (Option<PlacementView>, Vec<BindingView>) {
-        if let Some(confirmed) = &self.confirmed {
-            return confirmed.clone();
-        }
-        let placement = self.ctx.caches.placements.read().get(self.placement);
-        let cached = self.ctx.caches.bindings.read().of_placement(self.placement);
-        (placement, self.ctx.ledger.bindings(self.placement, cached))
+        let bindings = self
+            .ctx
+            .ledger
+            .bindings(self.placement, self.cached_bindings.clone());
+        (self.placement_view.clone(), bindings)
     }
 
     async fn run(
@@ -182,6 +191,7 @@ impl<'a> Pass<'a> {
             } else {
                 None
             };
+            tracing::debug!(eviction = facts.name(), bindings = ?bindings.iter().map(|b| (b.name.as_str(), b.is_available(), b.deleting)).collect::<Vec<_>>(), ?step, "decided");
             match step {
                 Step::Done => return Ok(None),
                 Step::Wait { until } => return Ok(until),
@@ -200,7 +210,7 @@ impl<'a> Pass<'a> {
                         .await?;
                 }
                 Step::Write(update) => {
-                    if update.confirm_absence && self.confirmed.is_none() {
+                    if update.confirm_absence && !self.confirmed {
                         self.confirm(&eviction).await?;
                         continue;
                     }
@@ -306,8 +316,9 @@ impl<'a> Pass<'a> {
             .bindings_of(self.placement)
             .await
             .map_err(api(eviction, "list bindings"))?;
-        let bindings = self.ctx.ledger.bindings(self.placement, bindings);
-        self.confirmed = Some((placement, bindings));
+        self.placement_view = placement;
+        self.cached_bindings = bindings;
+        self.confirmed = true;
         Ok(())
     }
 
