@@ -30,6 +30,10 @@ pub fn decide(f: &Facts) -> Step {
         ))]));
     }
     let target = match pinned {
+        // The pinned binding is leaving: ours is being removed, whatever the gates say (§5.1).
+        Some(Some(target)) if target.deleting => {
+            return finish(f, Some(target), true, REASON_EXECUTED, removed_message(f));
+        }
         Some(Some(target)) => target,
         // The pinned binding is gone, or a new one replaced it: ours was removed (§5.1).
         Some(None) => return finish(f, None, true, REASON_EXECUTED, removed_message(f)),
