@@ -404,3 +404,7 @@ fn finish(
     update.terminal = true;
     Step::Write(update)
 }
+
+#[cfg(test)]
+#[path = "extended_tests.rs"]
+mod tests;
