@@ -30,6 +30,10 @@ pub fn decide(f: &Facts) -> Step {
         ))]));
     }
     let target = match pinned {
+        // The pinned binding is leaving: ours is being removed, whatever the gates say (§5.1).
+        Some(Some(target)) if target.deleting => {
+            return finish(f, Some(target), true, REASON_EXECUTED, removed_message(f));
+        }
         Some(Some(target)) => target,
         // The pinned binding is gone, or a new one replaced it: ours was removed (§5.1).
         Some(None) => return finish(f, None, true, REASON_EXECUTED, removed_message(f)),
@@ -73,11 +77,17 @@ pub fn decide(f: &Facts) -> Step {
     }
 }
 
-/// Terminal or being deleted: remove our signal, then drop the finalizer (§5.2 step 4). A
-/// deleting eviction's reservation ends with the object.
+/// Terminal or being deleted: remove our signal, release the reservation, then drop the
+/// finalizer (§5.2 step 4). A deleting eviction releases explicitly: another finalizer may keep
+/// the object, and until then the ledger would go on counting its reservation.
 fn clean_up(f: &Facts, our_signal: Option<&BindingView>) -> Step {
     if let Some(b) = our_signal {
         return remove_signal(b);
+    }
+    if holds_reservation(f.eviction) {
+        let mut update = StatusUpdate::new(vec![]);
+        release(&mut update);
+        return Step::Write(update);
     }
     if f.has_finalizer() {
         return Step::RemoveFinalizer;
@@ -394,3 +404,7 @@ fn finish(
     update.terminal = true;
     Step::Write(update)
 }
+
+#[cfg(test)]
+#[path = "extended_tests.rs"]
+mod tests;

@@ -49,3 +49,7 @@ pub fn decide(facts: &Facts) -> Step {
         },
     }
 }
+
+#[cfg(test)]
+#[path = "plain_tests.rs"]
+mod tests;
