@@ -84,11 +84,12 @@ async fn a_gated_eviction_waits_then_opens_on_true() {
 
     hub.set_condition("gated", "TrafficShifted", "True", "moved")
         .await;
-    let still = hub.stage("gated", "WaitingForConditions").await;
-    assert_eq!(
-        condition(&still, "Progressing").map(|c| c.message.as_str()),
-        Some("Eviction is waiting for eviction conditions: example.com/Approved")
-    );
+    hub.wait_for("gated", "only the second gate left", |e| {
+        condition(e, "Progressing").is_some_and(|c| {
+            c.message == "Eviction is waiting for eviction conditions: example.com/Approved"
+        })
+    })
+    .await;
     assert!(
         hub.binding_exists("web-member-1")
             .await
