@@ -4,9 +4,13 @@
 
 #[path = "fleet_eviction/budget.rs"]
 mod budget;
+#[path = "fleet_eviction/external.rs"]
+mod external;
 #[path = "fleet_eviction/gates.rs"]
 mod gates;
 #[path = "fleet_eviction/harness.rs"]
 mod harness;
 #[path = "fleet_eviction/outcomes.rs"]
 mod outcomes;
+#[path = "fleet_eviction/restart.rs"]
+mod restart;

@@ -191,7 +191,6 @@ impl<'a> Pass<'a> {
             } else {
                 None
             };
-            tracing::debug!(eviction = facts.name(), bindings = ?bindings.iter().map(|b| (b.name.as_str(), b.is_available(), b.deleting)).collect::<Vec<_>>(), ?step, "decided");
             match step {
                 Step::Done => return Ok(None),
                 Step::Wait { until } => return Ok(until),
