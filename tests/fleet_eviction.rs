@@ -10,6 +10,8 @@ mod external;
 mod gates;
 #[path = "fleet_eviction/harness.rs"]
 mod harness;
+#[path = "fleet_eviction/observability.rs"]
+mod observability;
 #[path = "fleet_eviction/outcomes.rs"]
 mod outcomes;
 #[path = "fleet_eviction/restart.rs"]
