@@ -79,6 +79,17 @@ pub fn main(args: RunArgs) -> ExitCode {
 /// Runs the hub process until `trigger` fires (SIGTERM, Ctrl-C, or a caller that embeds
 /// the controller) or start-up fails. Logging must already be set up.
 pub async fn run(args: RunArgs, trigger: ShutdownTrigger) -> Result<(), RunError> {
+    let readiness = Readiness::new("the start-up CRD check has not finished");
+    run_with_readiness(args, trigger, readiness).await
+}
+
+/// [`run`], reporting readiness to `readiness` as well as on `/readyz` (an embedding caller
+/// waits on it).
+pub async fn run_with_readiness(
+    args: RunArgs,
+    trigger: ShutdownTrigger,
+    readiness: Readiness,
+) -> Result<(), RunError> {
     let shutdown = trigger.subscribe();
     tracing::info!(
         version = env!("CARGO_PKG_VERSION"),
@@ -105,7 +116,6 @@ pub async fn run(args: RunArgs, trigger: ShutdownTrigger) -> Result<(), RunError
         // --leader-elect=false: this process acts alone, so it is the leader by definition.
         metrics.process.set_leader(lease, true);
     }
-    let readiness = Readiness::new("the start-up CRD check has not finished");
     let listener = http::bind(args.process.metrics_addr).await?;
     match listener.local_addr() {
         Ok(addr) => tracing::info!("serving /metrics, /healthz and /readyz on http://{addr}"),

@@ -81,12 +81,27 @@ async fn serve(request: SandboxRequest) -> ExitCode {
         fleet.members.len(),
         started.elapsed().as_secs_f64()
     );
-    if !request.no_controller {
-        println!("note: the eviction controller is not built yet; the fleet runs without it");
-    }
+    let controller = if request.no_controller {
+        None
+    } else {
+        match crate::sandbox::attach::attach(&fleet).await {
+            Ok(controller) => {
+                println!(
+                    "controller: attached, metrics on {}",
+                    controller.metrics_url
+                );
+                Some(controller)
+            }
+            Err(e) => {
+                eprintln!("fleet-eviction sandbox: {e}");
+                return ExitCode::FAILURE;
+            }
+        }
+    };
     println!("sandbox ready: {}", dir.display());
     stopped.wait().await;
     eprintln!("fleet-eviction sandbox: stopping");
+    drop(controller);
     drop(fleet);
     ExitCode::SUCCESS
 }

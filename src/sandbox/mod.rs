@@ -2,6 +2,7 @@
 //! Test and demo infrastructure; production code never imports it.
 
 pub mod apiserver;
+pub mod attach;
 pub mod command;
 pub mod disruption;
 pub mod fleet;

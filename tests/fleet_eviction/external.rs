@@ -35,7 +35,12 @@ fn annotation<'a>(b: &'a ClusterResourceBinding, key: &str) -> Option<&'a str> {
 /// Waits for the signal on the binding and returns the binding as the external controller
 /// reads it.
 async fn signalled(hub: &Hub, eviction: &str) -> ClusterResourceBinding {
-    let e = hub.stage(eviction, "WaitingForExternal").await;
+    // The stage is written with the reservation, the condition with the signal.
+    let e = hub
+        .wait_for(eviction, "ExternalEvacuation", |e| {
+            condition(e, "ExternalEvacuation").is_some()
+        })
+        .await;
     let requested = condition(&e, "ExternalEvacuation").expect("ExternalEvacuation");
     assert_eq!(
         (

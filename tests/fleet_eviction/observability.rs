@@ -121,6 +121,8 @@ async fn a_plain_eviction_costs_three_writes() {
         .filter(|r| matches!(r.verb.as_str(), "create" | "update" | "patch" | "delete"))
         .map(|r| (r.verb, r.resource))
         .collect();
+    let mut writes = writes;
+    writes.sort();
     assert_eq!(
         writes,
         vec![
@@ -128,12 +130,12 @@ async fn a_plain_eviction_costs_three_writes() {
                 "create".to_string(),
                 "clusterresourceplacementevictions".to_string()
             ),
+            ("create".into(), "events".into()),
             ("delete".into(), "clusterresourcebindings".into()),
             (
                 "update".into(),
                 "clusterresourceplacementevictions/status".into()
             ),
-            ("create".into(), "events".into()),
         ],
         "the test's create, then the controller's three writes"
     );
@@ -161,9 +163,8 @@ async fn metrics_follow_the_evictions() {
     )
     .await;
     hub.stage("gated", "WaitingForConditions").await;
-    let text = hub.metrics.render().expect("render");
-    let has = |line: &str| text.lines().any(|l| l.starts_with(line));
-    for line in [
+    // The pass that wrote the stage updates the gauges as it ends.
+    let expected = [
         "fleet_eviction_evictions_total{outcome=\"executed\",reason=\"ClusterResourcePlacementEvictionExecuted\"} 1",
         "fleet_eviction_evictions_total{outcome=\"not_executed\",reason=\"ClusterResourcePlacementEvictionNotExecuted\"} 1",
         "fleet_eviction_budget_decisions_total{decision=\"allowed\"}",
@@ -174,8 +175,22 @@ async fn metrics_follow_the_evictions() {
         "controller_runtime_reconcile_total{controller=\"clusterresourceplacementeviction-controller\",result=",
         "controller_runtime_reconcile_time_seconds_count{controller=\"clusterresourceplacementeviction-controller\"}",
         "controller_runtime_active_workers{controller=\"clusterresourceplacementeviction-controller\"}",
-    ] {
-        assert!(has(line), "missing {line}\n{text}");
+    ];
+    let deadline = tokio::time::Instant::now() + WAIT;
+    loop {
+        let text = hub.metrics.render().expect("render");
+        let missing: Vec<&&str> = expected
+            .iter()
+            .filter(|line| !text.lines().any(|l| l.starts_with(**line)))
+            .collect();
+        if missing.is_empty() {
+            break;
+        }
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "missing {missing:?}\n{text}"
+        );
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
     }
     hub.set_condition("gated", "Approved", "True", "ok").await;
     hub.verdict("gated").await;

@@ -1,0 +1,353 @@
+//! End to end: the compiled `fleet-eviction sandbox` (hub, three simulated members, the
+//! eviction controller attached as `run` attaches it) driven with the real kubectl, as a
+//! user would: apply a placement and its budget, evict, look at `kubectl get crpe`, open a
+//! gate with a status patch.
+
+use serde_json::Value;
+use std::io::{BufRead, BufReader};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Output, Stdio};
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+
+const BIN: &str = env!("CARGO_BIN_EXE_fleet-eviction");
+const WAIT: Duration = Duration::from_secs(60);
+
+/// The sandbox as a child process; SIGTERM and reaped on drop.
+struct Sandbox {
+    child: Child,
+    dir: tempfile::TempDir,
+}
+
+impl Sandbox {
+    fn start() -> Sandbox {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let fleet = dir.path().join("fleet");
+        let mut child = Command::new(BIN)
+            .args(["sandbox", "--members", "3", "--seed", "3", "--dir"])
+            .arg(&fleet)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("start the sandbox");
+        let stdout = child.stdout.take().expect("stdout");
+        let (tx, rx) = mpsc::channel();
+        std::thread::spawn(move || {
+            for line in BufReader::new(stdout).lines().map_while(Result::ok) {
+                let _ = tx.send(line);
+            }
+        });
+        let mut lines = Vec::new();
+        loop {
+            match rx.recv_timeout(WAIT) {
+                Ok(line) if line.starts_with("sandbox ready: ") => break,
+                Ok(line) => lines.push(line),
+                Err(_) => {
+                    let _ = child.kill();
+                    panic!("the sandbox never printed its ready line: {lines:?}");
+                }
+            }
+        }
+        Sandbox { child, dir }
+    }
+
+    fn kubeconfig(&self, cluster: &str) -> PathBuf {
+        self.dir
+            .path()
+            .join("fleet")
+            .join(format!("{cluster}.kubeconfig"))
+    }
+
+    fn kubectl(&self, cluster: &str, args: &[&str]) -> Output {
+        Command::new("kubectl")
+            .arg("--kubeconfig")
+            .arg(self.kubeconfig(cluster))
+            .arg("--cache-dir")
+            .arg(self.dir.path().join("kubectl-cache"))
+            .args(args)
+            .output()
+            .expect("kubectl runs")
+    }
+
+    fn ok(&self, args: &[&str]) -> String {
+        let out = self.kubectl("hub", args);
+        assert!(
+            out.status.success(),
+            "kubectl {args:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    }
+
+    fn apply(&self, yaml: &str) {
+        let path = self.dir.path().join(format!("apply-{}.yaml", yaml.len()));
+        std::fs::write(&path, yaml).expect("write manifest");
+        self.ok(&["apply", "-f", path_str(&path)]);
+    }
+
+    fn eviction(&self, name: &str) -> Value {
+        serde_json::from_str(&self.ok(&["get", "crpe", name, "-o", "json"])).expect("JSON")
+    }
+
+    /// Polls the eviction until `check` holds.
+    fn wait_eviction(&self, name: &str, what: &str, check: impl Fn(&Value) -> bool) -> Value {
+        let deadline = Instant::now() + WAIT;
+        loop {
+            let e = self.eviction(name);
+            if check(&e) {
+                return e;
+            }
+            assert!(Instant::now() < deadline, "{name}: never {what}: {e:#}");
+            std::thread::sleep(Duration::from_millis(200));
+        }
+    }
+
+    fn wait_available(&self, placement: &str, clusters: usize) {
+        let deadline = Instant::now() + WAIT;
+        loop {
+            let selector = format!("kubernetes-fleet.io/parent-CRP={placement}");
+            let out = self.ok(&[
+                "get",
+                "clusterresourcebindings",
+                "-l",
+                &selector,
+                "-o",
+                "jsonpath={range .items[*]}{.status.conditions[?(@.type==\"Available\")].status}{\"\\n\"}{end}",
+            ]);
+            if out.lines().filter(|l| *l == "True").count() == clusters {
+                return;
+            }
+            assert!(
+                Instant::now() < deadline,
+                "{placement} never Available on {clusters} clusters: {out}"
+            );
+            std::thread::sleep(Duration::from_millis(200));
+        }
+    }
+}
+
+impl Drop for Sandbox {
+    fn drop(&mut self) {
+        let _ = Command::new("kill")
+            .arg("-TERM")
+            .arg(self.child.id().to_string())
+            .status();
+        let deadline = Instant::now() + Duration::from_secs(10);
+        while Instant::now() < deadline {
+            if let Ok(Some(_)) = self.child.try_wait() {
+                return;
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn path_str(path: &Path) -> &str {
+    path.to_str().expect("temp paths are UTF-8")
+}
+
+/// The cells of a kubectl table row, cut at the header's column starts (an empty cell leaves
+/// only spaces).
+fn columns(header: &str, line: &str) -> Vec<String> {
+    let mut starts: Vec<usize> = header
+        .char_indices()
+        .filter(|(i, c)| *c != ' ' && (*i == 0 || header.as_bytes()[i - 1] == b' '))
+        .map(|(i, _)| i)
+        .collect();
+    starts.push(usize::MAX);
+    starts
+        .windows(2)
+        .map(|w| {
+            let end = w[1].min(line.len());
+            line.get(w[0].min(end)..end)
+                .unwrap_or_default()
+                .trim()
+                .to_string()
+        })
+        .collect()
+}
+
+fn condition<'a>(e: &'a Value, type_: &str) -> Option<&'a Value> {
+    e["status"]["conditions"]
+        .as_array()?
+        .iter()
+        .find(|c| c["type"] == type_)
+}
+
+fn placement(name: &str, budget: Option<&str>) -> String {
+    let budget = budget.map_or(String::new(), |b| {
+        format!(
+            "---\napiVersion: placement.kubernetes-fleet.io/v1beta1\nkind: ClusterResourcePlacementDisruptionBudget\nmetadata:\n  name: {name}\nspec:\n  {b}\n"
+        )
+    });
+    format!(
+        "apiVersion: v1
+kind: Namespace
+metadata:
+  name: {name}
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: {name}
+  namespace: {name}
+spec:
+  replicas: 2
+  selector:
+    matchLabels: {{app: {name}}}
+  template:
+    metadata:
+      labels: {{app: {name}}}
+    spec:
+      containers:
+      - name: app
+        image: nginx
+---
+apiVersion: placement.kubernetes-fleet.io/v1beta1
+kind: ClusterResourcePlacement
+metadata:
+  name: {name}
+  labels:
+    sandbox.fleet-eviction.io/simulate: \"true\"
+spec:
+  resourceSelectors:
+  - group: \"\"
+    version: v1
+    kind: Namespace
+    name: {name}
+  policy:
+    placementType: PickAll
+{budget}"
+    )
+}
+
+fn eviction(name: &str, placement: &str, cluster: &str, extra: &str) -> String {
+    format!(
+        "apiVersion: placement.kubernetes-fleet.io/v1beta1
+kind: ClusterResourcePlacementEviction
+metadata:
+  name: {name}
+spec:
+  placementName: {placement}
+  clusterName: {cluster}
+{extra}"
+    )
+}
+
+#[test]
+fn evictions_driven_with_kubectl() {
+    let sandbox = Sandbox::start();
+    sandbox.apply(&placement("web", Some("minAvailable: 2")));
+    sandbox.apply(&placement("batch", None));
+    sandbox.wait_available("web", 3);
+    sandbox.wait_available("batch", 3);
+
+    sandbox.apply(&eviction("evict-web-1", "web", "member-1", ""));
+    let allowed = sandbox.wait_eviction("evict-web-1", "executed", |e| {
+        condition(e, "Executed").is_some()
+    });
+    let executed = condition(&allowed, "Executed").expect("Executed");
+    assert_eq!(executed["status"], "True");
+    assert_eq!(
+        executed["message"],
+        "Eviction is allowed by specified ClusterResourcePlacementDisruptionBudget, availablePlacements: 3, totalPlacements: 3"
+    );
+    // The hub simulation withdraws the workload from member-1 and lets the binding go.
+    let deadline = Instant::now() + WAIT;
+    loop {
+        let pods = sandbox.kubectl("member-1", &["get", "pods", "-n", "web", "-o", "name"]);
+        if pods.status.success() && String::from_utf8_lossy(&pods.stdout).trim().is_empty() {
+            break;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "web never withdrawn from member-1"
+        );
+        std::thread::sleep(Duration::from_millis(200));
+    }
+
+    sandbox.apply(&eviction("evict-web-2", "web", "member-2", ""));
+    let blocked = sandbox.wait_eviction("evict-web-2", "decided", |e| {
+        condition(e, "Executed").is_some()
+    });
+    let executed = condition(&blocked, "Executed").expect("Executed");
+    assert_eq!(executed["status"], "False");
+    assert_eq!(
+        executed["reason"],
+        "ClusterResourcePlacementEvictionNotExecuted"
+    );
+
+    sandbox.apply(&eviction(
+        "evict-batch-3",
+        "batch",
+        "member-3",
+        "  evictionConditions:\n  - name: TrafficShifted\n",
+    ));
+    sandbox.wait_eviction("evict-batch-3", "waiting for its gate", |e| {
+        condition(e, "Progressing").is_some_and(|c| c["reason"] == "WaitingForConditions")
+    });
+    let table = sandbox.ok(&["get", "crpe"]);
+    let header = table.lines().next().unwrap_or_default();
+    let words: Vec<&str> = header.split_whitespace().collect();
+    assert_eq!(
+        words,
+        ["NAME", "VALID", "EXECUTED", "STAGE", "AGE"],
+        "{table}"
+    );
+    let row = |name: &str| -> Vec<String> {
+        let line = table
+            .lines()
+            .find(|l| l.starts_with(name))
+            .unwrap_or_else(|| panic!("{name} missing from\n{table}"));
+        columns(header, line).into_iter().take(4).collect()
+    };
+    // kubectl prints a cell with no value as blank.
+    assert_eq!(row("evict-web-1"), ["evict-web-1", "True", "True", ""]);
+    assert_eq!(row("evict-web-2"), ["evict-web-2", "True", "False", ""]);
+    assert_eq!(
+        row("evict-batch-3"),
+        ["evict-batch-3", "True", "", "WaitingForConditions"]
+    );
+
+    // The traffic manager opens the gate: a JSON patch appending its condition keeps ours.
+    let patch = r#"[{"op": "add", "path": "/status/conditions/-", "value": {"type": "TrafficShifted", "status": "True", "reason": "Shifted", "message": "traffic moved", "lastTransitionTime": "2026-01-01T00:00:00Z"}}]"#;
+    sandbox.ok(&[
+        "patch",
+        "crpe",
+        "evict-batch-3",
+        "--subresource=status",
+        "--type=json",
+        "-p",
+        patch,
+    ]);
+    let done = sandbox.wait_eviction("evict-batch-3", "executed", |e| {
+        condition(e, "Executed").is_some()
+    });
+    assert_eq!(
+        condition(&done, "Executed").expect("Executed")["status"],
+        "True"
+    );
+    let table = sandbox.ok(&["get", "crpe", "evict-batch-3", "-o", "wide"]);
+    assert!(
+        table.lines().next().is_some_and(|h| h.contains("STRATEGY")),
+        "{table}"
+    );
+    assert!(table.contains("Succeeded"), "{table}");
+    let events = sandbox.ok(&[
+        "get",
+        "events",
+        "-n",
+        "default",
+        "--field-selector",
+        "involvedObject.name=evict-batch-3",
+        "-o",
+        "jsonpath={range .items[*]}{.reason}{\"\\n\"}{end}",
+    ]);
+    assert!(
+        events.contains("WaitingForConditions")
+            && events.contains("ClusterResourcePlacementEvictionExecuted"),
+        "{events}"
+    );
+}
