@@ -21,10 +21,16 @@ struct Sandbox {
 
 impl Sandbox {
     fn start() -> Sandbox {
+        Sandbox::start_with(&[])
+    }
+
+    fn start_with(extra: &[&str]) -> Sandbox {
         let dir = tempfile::tempdir().expect("temp dir");
         let fleet = dir.path().join("fleet");
         let mut child = Command::new(BIN)
-            .args(["sandbox", "--members", "3", "--seed", "3", "--dir"])
+            .args(["sandbox", "--members", "3", "--seed", "3"])
+            .args(extra)
+            .arg("--dir")
             .arg(&fleet)
             .stdout(Stdio::piped())
             .stderr(Stdio::null())
@@ -349,5 +355,77 @@ fn evictions_driven_with_kubectl() {
         events.contains("WaitingForConditions")
             && events.contains("ClusterResourcePlacementEvictionExecuted"),
         "{events}"
+    );
+}
+
+/// `fleet-eviction run` as on a real hub (here the sandbox's, with no controller of its own):
+/// it elects itself leader on a Lease, acts, and releases the Lease when stopped.
+#[test]
+fn run_leads_on_a_lease_and_acts() {
+    let sandbox = Sandbox::start_with(&["--no-controller"]);
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .expect("free port")
+        .port();
+    let mut run = Command::new(BIN)
+        .args(["run", "--kubeconfig"])
+        .arg(sandbox.kubeconfig("hub"))
+        .args([
+            "--metrics-addr",
+            &format!("127.0.0.1:{port}"),
+            "--retry-period",
+            "200ms",
+        ])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("start run");
+    let lease_holder = || {
+        sandbox
+            .kubectl(
+                "hub",
+                &[
+                    "get",
+                    "lease",
+                    "-n",
+                    "fleet-eviction-system",
+                    "fleet-eviction",
+                    "-o",
+                    "jsonpath={.spec.holderIdentity}",
+                ],
+            )
+            .stdout
+    };
+    let deadline = Instant::now() + WAIT;
+    while lease_holder().is_empty() {
+        assert!(Instant::now() < deadline, "run never took the lease");
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    sandbox.apply(&placement("solo", None));
+    sandbox.wait_available("solo", 3);
+    sandbox.apply(&eviction("evict-solo", "solo", "member-2", ""));
+    let done = sandbox.wait_eviction("evict-solo", "executed", |e| {
+        condition(e, "Executed").is_some()
+    });
+    assert_eq!(
+        condition(&done, "Executed").expect("Executed")["message"],
+        "Eviction is allowed, no ClusterResourcePlacementDisruptionBudget specified"
+    );
+    let _ = Command::new("kill")
+        .arg("-TERM")
+        .arg(run.id().to_string())
+        .status();
+    let deadline = Instant::now() + Duration::from_secs(15);
+    let status = loop {
+        if let Ok(Some(status)) = run.try_wait() {
+            break status;
+        }
+        assert!(Instant::now() < deadline, "run did not stop on SIGTERM");
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    assert_eq!(status.code(), Some(0));
+    assert!(
+        lease_holder().is_empty(),
+        "the lease is released on a clean stop"
     );
 }

@@ -12,6 +12,7 @@ pub mod crd_check;
 pub mod error_chain;
 pub mod http;
 pub mod kubeconfig;
+pub mod leader;
 pub mod metrics;
 pub mod option_values;
 pub mod options;

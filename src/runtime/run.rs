@@ -11,6 +11,7 @@ use super::clock::SystemClock;
 use super::crd_check::{self, CrdCheckError};
 use super::http::{self, HttpError, HttpState};
 use super::kubeconfig::{self, KubeconfigError};
+use super::leader::{self, ElectionConfig, LeaderError};
 use super::metrics::{Metrics, MetricsError};
 use super::options::RunArgs;
 use super::readiness::Readiness;
@@ -30,6 +31,8 @@ pub enum RunError {
     Http(#[from] HttpError),
     #[error(transparent)]
     CrdCheck(#[from] CrdCheckError),
+    #[error(transparent)]
+    Leadership(#[from] LeaderError),
     #[error("cannot start the async runtime: {0}")]
     Runtime(#[source] std::io::Error),
 }
@@ -107,15 +110,6 @@ pub async fn run_with_readiness(
     })?;
 
     let metrics = Arc::new(Metrics::new()?);
-    let lease = &args.leader_election.lease_name;
-    if args.leader_election.leader_elect {
-        // Leader election is a later issue; until it lands the gauge honestly says 0.
-        metrics.process.set_leader(lease, false);
-        tracing::info!(lease = %lease, "leader election is not implemented yet: leader_election_master_status stays 0");
-    } else {
-        // --leader-elect=false: this process acts alone, so it is the leader by definition.
-        metrics.process.set_leader(lease, true);
-    }
     let listener = http::bind(args.process.metrics_addr).await?;
     match listener.local_addr() {
         Ok(addr) => tracing::info!("serving /metrics, /healthz and /readyz on http://{addr}"),
@@ -144,37 +138,96 @@ async fn start_and_wait(
     readiness: &Readiness,
     shutdown: &Shutdown,
 ) -> Result<(), RunError> {
-    let mut controller = None;
-    if args.enable_fleet_eviction {
-        tracing::info!(server, "checking the hub's CRDs");
-        tokio::select! {
-            result = crd_check::check_hub(client, server) => result?,
-            () = shutdown.wait() => return Ok(()),
-        }
-        tracing::info!("the hub's CRDs carry fleet-eviction's fields");
-        let started = start_eviction_controller(args, client.clone(), metrics);
-        readiness.set_not_ready("the eviction controller's caches have not synced");
-        tokio::select! {
-            () = started.synced() => {}
-            () = shutdown.wait() => return Ok(()),
-        }
-        controller = Some(started);
-    } else {
-        tracing::info!(
-            "--enable-fleet-eviction=false: no hub CRD check and no eviction controller"
-        );
-    }
-    readiness.set_ready();
-    tracing::info!("fleet-eviction ready");
     if args.enable_pod_migration {
         // Honest about the milestone: the member executors are a later issue.
         tracing::info!("the PodMigrationJob executors are not built yet; no member is acted on");
     }
-    shutdown.wait().await;
-    if let Some(controller) = controller {
-        controller.stop();
+    if !args.enable_fleet_eviction {
+        tracing::info!(
+            "--enable-fleet-eviction=false: no hub CRD check and no eviction controller"
+        );
+        readiness.set_ready();
+        tracing::info!("fleet-eviction ready");
+        shutdown.wait().await;
+        return Ok(());
     }
+    tracing::info!(server, "checking the hub's CRDs");
+    tokio::select! {
+        result = crd_check::check_hub(client, server) => result?,
+        () = shutdown.wait() => return Ok(()),
+    }
+    tracing::info!("the hub's CRDs carry fleet-eviction's fields");
+    if args.leader_election.leader_elect {
+        return lead_then_act(args, client, metrics, readiness, shutdown).await;
+    }
+    // --leader-elect=false: this process acts alone, so it is the leader by definition.
+    metrics
+        .process
+        .set_leader(&args.leader_election.lease_name, true);
+    let controller = start_eviction_controller(args, client.clone(), metrics);
+    readiness.set_not_ready("the eviction controller's caches have not synced");
+    tokio::select! {
+        () = controller.synced() => {}
+        () = shutdown.wait() => return Ok(()),
+    }
+    readiness.set_ready();
+    tracing::info!("fleet-eviction ready");
+    shutdown.wait().await;
+    controller.stop();
     Ok(())
+}
+
+/// With leader election: ready (as a standby) at once, acting only while holding the Lease.
+/// Losing it stops the controller and ends the process with an error, so the orchestrator
+/// restarts it as a fresh standby.
+async fn lead_then_act(
+    args: &RunArgs,
+    client: &kube::Client,
+    metrics: &Metrics,
+    readiness: &Readiness,
+    shutdown: &Shutdown,
+) -> Result<(), RunError> {
+    let election = &args.leader_election;
+    metrics.process.set_leader(&election.lease_name, false);
+    readiness.set_ready();
+    tracing::info!(lease = %election.lease_name, "fleet-eviction ready; waiting to lead");
+    let config = ElectionConfig {
+        namespace: args.namespace.clone(),
+        lease_name: election.lease_name.clone(),
+        identity: leader::identity(),
+        lease_duration: election.lease_duration,
+        renew_deadline: election.renew_deadline,
+        retry_period: election.retry_period,
+        clock: Arc::new(SystemClock),
+    };
+    let (leading, mut is_leading) = tokio::sync::watch::channel(false);
+    let api = kube::Api::namespaced(client.clone(), &args.namespace);
+    let stop = shutdown.clone();
+    let mut elector = tokio::spawn(leader::elect(api, config, leading, async move {
+        stop.wait().await
+    }));
+    let leads = async { is_leading.wait_for(|l| *l).await.is_ok() };
+    tokio::select! {
+        true = leads => {}
+        ended = &mut elector => return election_ended(ended),
+    }
+    metrics.process.set_leader(&election.lease_name, true);
+    let controller = start_eviction_controller(args, client.clone(), metrics);
+    // The elector ends on shutdown (releasing the lease) or when a renewal is missed.
+    let outcome = (&mut elector).await;
+    controller.stop();
+    metrics.process.set_leader(&election.lease_name, false);
+    election_ended(outcome)
+}
+
+fn election_ended(
+    ended: Result<Result<(), LeaderError>, tokio::task::JoinError>,
+) -> Result<(), RunError> {
+    match ended {
+        Ok(Ok(())) => Ok(()),
+        Ok(Err(lost)) => Err(RunError::Leadership(lost)),
+        Err(e) => Err(RunError::Leadership(LeaderError::Ended(e.to_string()))),
+    }
 }
 
 /// The eviction controller as `run` configures it; the embedded fleet attaches the same.
