@@ -11,6 +11,7 @@ use crate::api::kubefleet::{ClusterResourceBinding, ClusterResourcePlacement};
 use crate::fleet::view::{BindingView, PlacementView};
 use futures::StreamExt;
 use kube::Api;
+use kube::api::{ApiResource, DynamicObject};
 use kube::runtime::WatchStreamExt;
 use kube::runtime::watcher::{self, Event};
 use serde::de::DeserializeOwned;
@@ -21,12 +22,17 @@ use tokio::sync::watch as signal;
 
 /// One cache: how to strip an object, and which placements a change affects.
 pub trait Index: Default + Send + Sync + 'static {
-    type Object: kube::Resource + Clone + DeserializeOwned + Debug + Send + 'static;
+    type Object: kube::Resource<DynamicType = ()>
+        + Clone
+        + DeserializeOwned
+        + Debug
+        + Send
+        + 'static;
     type View: Send;
     /// The view to keep, or `None` for objects that concern no placement.
     fn view(object: Self::Object) -> Option<Self::View>;
     fn upsert(&mut self, view: Self::View) -> Vec<String>;
-    fn remove(&mut self, object: &Self::Object) -> Vec<String>;
+    fn remove(&mut self, name: &str) -> Vec<String>;
     /// Placements with anything in the index (a relist replaces everything).
     fn keys(&self) -> Vec<String>;
 }
@@ -63,8 +69,8 @@ impl Index for EvictionIndex {
         affected
     }
 
-    fn remove(&mut self, object: &Self::Object) -> Vec<String> {
-        let name = name_of(object);
+    fn remove(&mut self, name: &str) -> Vec<String> {
+        let name = name.to_string();
         match self.by_name.remove(&name) {
             Some(old) => self.unlink(&old.spec.placement_name, &name),
             None => Vec::new(),
@@ -147,8 +153,8 @@ impl Index for BindingIndex {
         affected
     }
 
-    fn remove(&mut self, object: &Self::Object) -> Vec<String> {
-        let name = name_of(object);
+    fn remove(&mut self, name: &str) -> Vec<String> {
+        let name = name.to_string();
         match self.placement_of.remove(&name) {
             Some(placement) => {
                 self.unlink(&placement, &name);
@@ -208,8 +214,8 @@ impl Index for PlacementIndex {
         vec![name]
     }
 
-    fn remove(&mut self, object: &Self::Object) -> Vec<String> {
-        let name = name_of(object);
+    fn remove(&mut self, name: &str) -> Vec<String> {
+        let name = name.to_string();
         self.by_name.remove(&name);
         vec![name]
     }
@@ -244,8 +250,8 @@ impl Index for BudgetNames {
         vec![name]
     }
 
-    fn remove(&mut self, object: &Self::Object) -> Vec<String> {
-        let name = name_of(object);
+    fn remove(&mut self, name: &str) -> Vec<String> {
+        let name = name.to_string();
         self.names.remove(&name);
         vec![name]
     }
@@ -290,7 +296,9 @@ impl<I: Index> Cache<I> {
     /// Follows the API's objects into the index until the stream ends, queueing every
     /// placement a change affects. A relist replaces the index at once (views are buffered
     /// while it runs, so a fleet's bindings are never held twice as full objects).
-    pub async fn follow(&self, api: Api<I::Object>, queue: &WorkQueue, what: &'static str) {
+    pub async fn follow(&self, client: kube::Client, queue: &WorkQueue, what: &'static str) {
+        let resource = ApiResource::erase::<I::Object>(&());
+        let api: Api<DynamicObject> = Api::all_with(client, &resource);
         let stream = watcher::watcher(api, watcher::Config::default()).default_backoff();
         futures::pin_mut!(stream);
         let mut relist: Option<I> = None;
@@ -301,7 +309,7 @@ impl<I: Index> Cache<I> {
                     Vec::new()
                 }
                 Ok(Event::InitApply(object)) => {
-                    if let Some(view) = I::view(object) {
+                    if let Some(view) = decode::<I>(object, what).and_then(I::view) {
                         relist.get_or_insert_with(I::default).upsert(view);
                     }
                     Vec::new()
@@ -314,11 +322,11 @@ impl<I: Index> Cache<I> {
                     self.synced.send_replace(true);
                     keys
                 }
-                Ok(Event::Apply(object)) => match I::view(object) {
+                Ok(Event::Apply(object)) => match decode::<I>(object, what).and_then(I::view) {
                     Some(view) => self.write().upsert(view),
                     None => Vec::new(),
                 },
-                Ok(Event::Delete(object)) => self.write().remove(&object),
+                Ok(Event::Delete(object)) => self.write().remove(&name_of(&object)),
                 Err(e) => {
                     tracing::warn!(cache = what, "watch failed, retrying: {e}");
                     Vec::new()
@@ -327,6 +335,21 @@ impl<I: Index> Cache<I> {
             for key in affected {
                 queue.add(&key);
             }
+        }
+    }
+}
+
+/// Reads one object into its typed form. An object this version cannot read (written
+/// under another CRD version, or by hand against a looser schema) is reported and left
+/// out, so it never stops the watch or the decisions about every other object.
+fn decode<I: Index>(object: DynamicObject, what: &str) -> Option<I::Object> {
+    let name = object.metadata.name.clone().unwrap_or_default();
+    let typed = serde_json::to_value(&object).and_then(serde_json::from_value::<I::Object>);
+    match typed {
+        Ok(typed) => Some(typed),
+        Err(e) => {
+            tracing::warn!(cache = what, object = %name, "cannot read the object, ignoring it: {e}");
+            None
         }
     }
 }

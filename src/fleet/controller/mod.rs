@@ -51,30 +51,12 @@ impl EvictionController {
     ) -> EvictionController {
         let caches = Arc::new(Caches::default());
         let queue = WorkQueue::new(options.clock.clone());
-        let writer = Writer::new(client);
+        let writer = Writer::new(client.clone());
         let mut tasks = vec![
-            follow(
-                &caches,
-                &queue,
-                |c| &c.evictions,
-                writer.evictions(),
-                "evictions",
-            ),
-            follow(
-                &caches,
-                &queue,
-                |c| &c.bindings,
-                writer.bindings(),
-                "bindings",
-            ),
-            follow(
-                &caches,
-                &queue,
-                |c| &c.placements,
-                writer.placements(),
-                "placements",
-            ),
-            follow(&caches, &queue, |c| &c.budgets, writer.budgets(), "budgets"),
+            follow(&caches, &queue, |c| &c.evictions, &client, "evictions"),
+            follow(&caches, &queue, |c| &c.bindings, &client, "bindings"),
+            follow(&caches, &queue, |c| &c.placements, &client, "placements"),
+            follow(&caches, &queue, |c| &c.budgets, &client, "budgets"),
         ];
         let ctx = Arc::new(Context {
             caches: caches.clone(),
@@ -133,11 +115,11 @@ fn follow<I: cache::Index>(
     caches: &Arc<Caches>,
     queue: &WorkQueue,
     pick: fn(&Caches) -> &cache::Cache<I>,
-    api: kube::Api<I::Object>,
+    client: &kube::Client,
     what: &'static str,
 ) -> JoinHandle<()> {
-    let (caches, queue) = (caches.clone(), queue.clone());
-    tokio::spawn(async move { pick(&caches).follow(api, &queue, what).await })
+    let (caches, queue, client) = (caches.clone(), queue.clone(), client.clone());
+    tokio::spawn(async move { pick(&caches).follow(client, &queue, what).await })
 }
 
 type Failures = Arc<Mutex<HashMap<String, u32>>>;

@@ -45,20 +45,8 @@ impl Writer {
         }
     }
 
-    pub fn evictions(&self) -> Api<ClusterResourcePlacementEviction> {
-        self.evictions.clone()
-    }
-
     pub fn bindings(&self) -> Api<ClusterResourceBinding> {
         self.bindings.clone()
-    }
-
-    pub fn budgets(&self) -> Api<ClusterResourcePlacementDisruptionBudget> {
-        self.budgets.clone()
-    }
-
-    pub fn placements(&self) -> Api<ClusterResourcePlacement> {
-        self.placements.clone()
     }
 
     /// Read-modify-write of the whole status, guarded by the object's resourceVersion (§5.4).
