@@ -2,13 +2,13 @@
 //! timeline) or why it failed.
 
 use super::expect;
-use super::format::Target;
-use super::format::{Faults, Manifest};
+use super::format::Manifest;
 use super::objects::{Clusters, describe_error, display_name};
 use super::pods;
 use super::retry::retry_while_busy;
 use super::set_condition;
 use super::step::{Action, Step};
+use super::step_args::{Faults, Target};
 use crate::sandbox::apiserver::faults::FaultSettings;
 use kube::api::{DeleteParams, DynamicObject, PostParams};
 

@@ -2,9 +2,10 @@
 //! selectors, and combinations of fields that make no sense. Each message names the step
 //! by number and title.
 
-use super::format::{Expectation, Faults, PodSelection, Scenario, SetCondition, Target};
+use super::format::Scenario;
 use super::path;
 use super::step::{Action, HUB, Step};
+use super::step_args::{Expectation, Faults, PodSelection, SetCondition, Target};
 use crate::sandbox::fleet::SIMULATED_MEMBERS_MAX;
 use crate::sandbox::select::label::LabelSelector;
 
@@ -221,7 +222,7 @@ mod tests {
         let rows = [
             ("a word", "TrafficShifted", true),
             ("digits, underscore, colon, comma", "Step_2:done,ok", true),
-            ("the default", super::super::format::DEFAULT_REASON, true),
+            ("the default", super::super::step_args::DEFAULT_REASON, true),
             ("empty", "", false),
             ("starts with a digit", "2fast", false),
             ("ends with a colon", "Done:", false),

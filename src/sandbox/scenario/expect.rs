@@ -1,9 +1,9 @@
 //! `expect`: poll the target objects until they are in the expected state or the deadline
 //! passes, then say what was last seen. [`check`] is the pure decision.
 
-use super::format::{ConditionCheck, Expectation};
 use super::objects::{Clusters, display_name};
 use super::path;
+use super::step_args::{ConditionCheck, Expectation};
 use serde_json::Value;
 use std::time::Duration;
 

@@ -1,5 +1,6 @@
 use super::*;
-use crate::sandbox::scenario::format::{ConditionStatus, Target};
+use crate::sandbox::scenario::format::ConditionStatus;
+use crate::sandbox::scenario::step_args::Target;
 use serde_json::json;
 use std::collections::BTreeMap;
 

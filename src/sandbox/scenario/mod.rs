@@ -4,7 +4,7 @@
 //! faults, wait, expect a state within a deadline. docs/scenarios.md is the user's guide.
 //!
 //! - [`load`] reads a file into a [`Scenario`] ([`format`], [`step`]) and checks it
-//!   ([`checks`]); any problem is an error naming the file, before a fleet starts.
+//!   ([`checks`]); each step's arguments are in [`step_args`]; any problem is an error naming the file, before a fleet starts.
 //! - [`run`] plays it on a started fleet ([`runner`]): [`actions`] do, [`expect`] polls with
 //!   a deadline, and [`report`] prints the evictions and bindings at the end.
 
@@ -21,6 +21,7 @@ pub mod retry;
 pub mod runner;
 pub mod set_condition;
 pub mod step;
+pub mod step_args;
 
 pub use format::Scenario;
 pub use load::{ScenarioError, load, parse};

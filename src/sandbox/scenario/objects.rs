@@ -1,8 +1,9 @@
 //! Finding the objects a step names on one cluster of the fleet: the kind through the
 //! cluster's discovery (as kubectl does), then a get or a list, then the `where` filters.
 
-use super::format::{Manifest, Target};
+use super::format::Manifest;
 use super::path;
+use super::step_args::Target;
 use crate::api::keys::PARENT_CRP_LABEL;
 use crate::sandbox::fleet::{Cluster, Fleet};
 use kube::Client;

@@ -1,9 +1,9 @@
 //! `breakPods` / `fixPods`: the member simulation keeps a pod annotated
 //! `sandbox.fleet-eviction.io/broken: "true"` running but unready, until the annotation goes.
 
-use super::format::PodSelection;
 use super::objects::{Clusters, describe_error};
 use super::retry::retry_while_busy;
+use super::step_args::PodSelection;
 use crate::sandbox::sim::member::BROKEN_ANNOTATION;
 use k8s_openapi::api::core::v1::Pod;
 use kube::ResourceExt;

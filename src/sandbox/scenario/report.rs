@@ -2,9 +2,9 @@
 //! would otherwise read from `kubectl get crpe` and `describe`), then each placement's
 //! bindings. [`render`] is pure; [`read`] fetches what it shows.
 
-use super::format::Target;
 use super::objects::{Clusters, name_of};
 use super::step::HUB;
+use super::step_args::Target;
 use crate::api::keys::PARENT_CRP_LABEL;
 use serde_json::Value;
 use std::collections::BTreeMap;

@@ -3,9 +3,9 @@
 //! keeps every other condition (fleet-eviction.md §5.4 asks the same of our controller; a
 //! merge patch would replace the whole list and could drop a condition written meanwhile).
 
-use super::format::SetCondition;
 use super::objects::{Clusters, describe_error, display_name, name_of};
 use super::retry::{ACTION_DEADLINE, RETRY_PAUSE, is_transient, retry_while_busy};
+use super::step_args::SetCondition;
 use crate::runtime::clock::rfc3339_seconds;
 use k8s_openapi::jiff::Timestamp;
 use kube::api::{DynamicObject, PostParams};
@@ -111,7 +111,8 @@ pub fn with_condition(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::sandbox::scenario::format::{ConditionStatus, Target};
+    use crate::sandbox::scenario::format::ConditionStatus;
+    use crate::sandbox::scenario::step_args::Target;
 
     fn set(type_: &str, status: ConditionStatus) -> SetCondition {
         SetCondition {

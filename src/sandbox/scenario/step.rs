@@ -2,9 +2,10 @@
 //! action key. Read by hand (not a serde enum) so that a wrong key is named with the list of
 //! step kinds, and serde-saphyr points at the step.
 
-use super::format::{
-    Expectation, ExpectationDoc, Faults, GoDuration, Manifest, PodSelection, SetCondition,
-    SetConditionDoc, Target, TargetDoc,
+use super::format::{GoDuration, Manifest};
+use super::step_args::{
+    Expectation, ExpectationDoc, Faults, PodSelection, SetCondition, SetConditionDoc, Target,
+    TargetDoc,
 };
 use serde::Deserialize;
 use serde::de::{self, Deserializer, MapAccess, Visitor};
