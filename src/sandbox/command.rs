@@ -23,6 +23,15 @@ pub struct SandboxRequest {
 /// Nodes each simulated member starts with when no scenario says otherwise.
 const NODES_PER_MEMBER: usize = 3;
 
+/// `println!` that ignores a closed stdout (`... | head`): the run goes on and exits with its
+/// own verdict instead of panicking on a broken pipe.
+macro_rules! say {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        let _ = writeln!(std::io::stdout(), $($arg)*);
+    }};
+}
+
 /// Exit code of an unreadable or invalid scenario file (a usage error, like a bad flag).
 const EXIT_BAD_SCENARIO: u8 = 2;
 
@@ -88,13 +97,13 @@ async fn serve(request: SandboxRequest, scenario: Option<Scenario>) -> ExitCode 
         }
     };
     let dir = std::fs::canonicalize(&opts.dir).unwrap_or(opts.dir.clone());
-    println!("seed: {seed}");
-    println!(
+    say!("seed: {seed}");
+    say!(
         "hub: {} ({})",
         fleet.hub.http.url(),
         fleet.hub.kubeconfig.display()
     );
-    println!(
+    say!(
         "members: {} registered in {:.2} s",
         fleet.members.len(),
         started.elapsed().as_secs_f64()
@@ -104,7 +113,7 @@ async fn serve(request: SandboxRequest, scenario: Option<Scenario>) -> ExitCode 
         match &scenario {
             Some(scenario) => play(&fleet, scenario, &request, &dir, &stopped).await,
             None => {
-                println!("sandbox ready: {}", dir.display());
+                say!("sandbox ready: {}", dir.display());
                 stopped.wait().await;
                 eprintln!("fleet-eviction sandbox: stopping");
                 ExitCode::SUCCESS
@@ -127,7 +136,7 @@ struct AttachedController;
 /// would attach it to a real hub (`fleet.hub.kubeconfig`, members registered on the hub).
 fn attach_controller(_fleet: &Fleet, enabled: bool) -> AttachedController {
     if enabled {
-        println!("note: the eviction controller is not built yet; the fleet runs without it");
+        say!("note: the eviction controller is not built yet; the fleet runs without it");
     }
     AttachedController
 }
@@ -147,14 +156,14 @@ async fn play(
             .map(|p| p.display().to_string())
             .unwrap_or_default()
     });
-    println!(
+    say!(
         "kubeconfigs: {} (kubectl --kubeconfig ... while it runs)",
         dir.display()
     );
-    println!("\nscenario: {name}");
+    say!("\nscenario: {name}");
     if let Some(description) = &scenario.description {
         for line in description.trim_end().lines() {
-            println!("  {line}");
+            say!("  {line}");
         }
     }
     let mut stdout = std::io::stdout();
