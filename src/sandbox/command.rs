@@ -109,7 +109,7 @@ async fn serve(request: SandboxRequest, scenario: Option<Scenario>) -> ExitCode 
         started.elapsed().as_secs_f64()
     );
     let code = {
-        let _controller = attach_controller(&fleet, !request.no_controller);
+        let _controller = attach_controller(&fleet, !request.no_controller).await;
         match &scenario {
             Some(scenario) => play(&fleet, scenario, &request, &dir, &stopped).await,
             None => {
@@ -134,7 +134,8 @@ struct AttachedController;
 
 /// THE ATTACH POINT: the eviction controller joins the started fleet here, exactly as `run`
 /// would attach it to a real hub (`fleet.hub.kubeconfig`, members registered on the hub).
-fn attach_controller(_fleet: &Fleet, enabled: bool) -> AttachedController {
+/// Async because starting a controller is (clients, the start-up CRD check).
+async fn attach_controller(_fleet: &Fleet, enabled: bool) -> AttachedController {
     if enabled {
         say!("note: the eviction controller is not built yet; the fleet runs without it");
     }
