@@ -143,6 +143,8 @@ steps:
     faults: {}
   - title: now it is seen
     expect: {kind: ConfigMap, namespace: demo, name: settings, fields: {.data.mode: fast}}
+  - title: a name without its namespace is looked for in every namespace
+    expect: {kind: ConfigMap, name: settings, count: 1, fields: {.metadata.namespace: demo}}
   - title: a namespace on member-1
     cluster: member-1
     create: [{apiVersion: v1, kind: Namespace, metadata: {name: demo}}]
@@ -165,7 +167,7 @@ steps:
     assert_eq!(
         results(&outcome),
         [
-            "ok", "FAILED", "ok", "ok", "ok", "ok", "FAILED", "ok", "ok", "ok"
+            "ok", "FAILED", "ok", "ok", "ok", "ok", "ok", "FAILED", "ok", "ok", "ok"
         ],
         "{out}"
     );

@@ -117,15 +117,20 @@ impl<'f> Clusters<'f> {
     pub async fn find(&self, cluster: &str, target: &Target) -> Result<Vec<Value>, String> {
         let (kind, selection) = self.selection(cluster, target).await?;
         let api = self.api(cluster, &kind, target.namespace.as_deref())?;
+        let in_one_place = !kind.namespaced || target.namespace.is_some();
         let objects = match &selection.name {
-            Some(name) => api
+            Some(name) if in_one_place => api
                 .get_opt(name)
                 .await
                 .map_err(|e| describe_error(&e))?
                 .into_iter()
                 .collect(),
-            None => {
+            // A namespaced kind named without its namespace: that name in any namespace.
+            name => {
                 let mut params = ListParams::default();
+                if let Some(name) = name {
+                    params = params.fields(&format!("metadata.name={name}"));
+                }
                 if let Some(selector) = &selection.selector {
                     params = params.labels(selector);
                 }
