@@ -198,23 +198,6 @@ fn unbuilt_subcommands_exit_2_with_a_clear_message() {
     }
 }
 
-/// Scenarios are the part of the sandbox not built yet: a clear refusal, not a stub.
-#[cfg(feature = "sandbox")]
-#[test]
-fn sandbox_scenarios_are_not_available_yet() {
-    let out = run_to_end(&[
-        "sandbox",
-        "--scenario",
-        "examples/scenarios/quickstart.yaml",
-    ]);
-    assert_eq!(out.status.code(), Some(2));
-    assert!(
-        stderr(&out).contains("'sandbox --scenario' is not available yet"),
-        "{}",
-        stderr(&out)
-    );
-}
-
 #[cfg(feature = "sandbox")]
 #[test]
 fn sandbox_serves_a_registered_fleet_until_sigterm() {

@@ -38,7 +38,6 @@ pub enum Command {
     /// The PodMigrationJob executor against one cluster (no hub). Not available yet.
     Member(MemberArgs),
     /// The embedded fleet: a hub and members on 127.0.0.1, for the quick start and tests.
-    /// Scenarios (--scenario) are not available yet.
     #[cfg(feature = "sandbox")]
     Sandbox(SandboxArgs),
     /// Print the CRDs fleet-eviction owns as multi-document YAML (pipe into kubectl apply -f -).

@@ -8,6 +8,7 @@ pub mod disruption;
 pub mod fleet;
 pub mod go_quote;
 pub mod patch;
+pub mod scenario;
 pub mod schema;
 pub mod select;
 pub mod sim;

@@ -141,7 +141,13 @@ impl Watcher {
             }
             let deadline = self.deadline;
             let bookmark_at = self.next_bookmark;
+            // Biased, the drop first: once `drop_watches` returns, no later change may reach
+            // this client (an unfair pick between a drop and queued events would forward
+            // changes made after the drop, and a test of "resume after 410" would see them).
             tokio::select! {
+                biased;
+                _ = self.dropped.changed() => return None,
+                _ = sleep_until(deadline) => return None,
                 received = self.rx.recv() => match received {
                     Ok(event) => {
                         self.last_rv = event.resource_version;
@@ -153,8 +159,6 @@ impl Watcher {
                     // watches again from its last resourceVersion.
                     Err(_) => return None,
                 },
-                _ = self.dropped.changed() => return None,
-                _ = sleep_until(deadline) => return None,
                 _ = sleep_until(bookmark_at) => {
                     self.next_bookmark = Some(Instant::now() + self.bookmark_interval);
                     return Some(self.encoder.encode("BOOKMARK", &bookmark(&self.rt, self.last_rv, false)));

@@ -48,6 +48,8 @@ pub struct Fleet {
     pub hub: Cluster,
     pub members: Vec<Cluster>,
     pub hub_sim: HubHandle,
+    /// The clock the servers and simulations share; whatever joins the fleet reads it too.
+    pub clock: SharedClock,
     _member_sims: Vec<MemberHandle>,
 }
 
@@ -114,6 +116,7 @@ impl Fleet {
             hub,
             members,
             hub_sim,
+            clock: opts.clock.clone(),
             _member_sims: member_sims,
         })
     }
