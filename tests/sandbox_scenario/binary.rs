@@ -82,7 +82,7 @@ fn a_passing_scenario_exits_0() {
     assert!(ran.stdout.contains("scenario: fleet-up"), "{}", ran.stdout);
     assert!(
         ran.stdout
-            .contains("note: the eviction controller is not built yet"),
+            .contains("controller: attached, metrics on http://127.0.0.1:"),
         "{}",
         ran.stdout
     );
@@ -189,4 +189,54 @@ fn members_cannot_be_given_with_a_scenario() {
     assert_eq!(ran.code, Some(2), "{}", ran.stderr);
     assert!(ran.stderr.contains("--members"), "{}", ran.stderr);
     assert!(ran.stdout.is_empty(), "{}", ran.stdout);
+}
+
+/// The README's first command: the quick start passes against the attached controller and
+/// shows an eviction allowed by a budget, one blocked by it, and a gated one.
+#[test]
+fn the_quick_start_shows_allowed_blocked_and_gated_evictions() {
+    let file = repo_path("examples/scenarios/quickstart.yaml");
+    let ran = run(&["sandbox", "--scenario", path_str(&file)]);
+    assert_eq!(ran.code, Some(0), "{}\n{}", ran.stdout, ran.stderr);
+    assert!(
+        ran.stdout.contains("result: all 12 steps ok"),
+        "{}",
+        ran.stdout
+    );
+    let row = |name: &str| -> Vec<String> {
+        ran.stdout
+            .lines()
+            .find(|l| l.trim_start().starts_with(name))
+            .unwrap_or_else(|| panic!("{name} missing: {}", ran.stdout))
+            .split_whitespace()
+            .take(6)
+            .map(str::to_string)
+            .collect()
+    };
+    assert_eq!(
+        row("evict-web-member-1 "),
+        ["evict-web-member-1", "web", "member-1", "True", "True", "-"]
+    );
+    assert_eq!(
+        row("evict-web-member-2 "),
+        [
+            "evict-web-member-2",
+            "web",
+            "member-2",
+            "True",
+            "False",
+            "-"
+        ]
+    );
+    assert_eq!(
+        row("evict-batch-member-3 "),
+        [
+            "evict-batch-member-3",
+            "batch",
+            "member-3",
+            "True",
+            "True",
+            "Succeeded"
+        ]
+    );
 }
