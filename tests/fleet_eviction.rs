@@ -2,6 +2,8 @@
 //! conditions, side effects on bindings, the budget under concurrency, gates, External
 //! hand-off, and restarts.
 
+#[path = "fleet_eviction/bad_input.rs"]
+mod bad_input;
 #[path = "fleet_eviction/budget.rs"]
 mod budget;
 #[path = "fleet_eviction/external.rs"]

@@ -309,7 +309,7 @@ impl<I: Index> Cache<I> {
                     Vec::new()
                 }
                 Ok(Event::InitApply(object)) => {
-                    if let Some(view) = decode::<I>(object, what).and_then(I::view) {
+                    if let Some(view) = decode::<I::Object>(object, what).and_then(I::view) {
                         relist.get_or_insert_with(I::default).upsert(view);
                     }
                     Vec::new()
@@ -322,10 +322,14 @@ impl<I: Index> Cache<I> {
                     self.synced.send_replace(true);
                     keys
                 }
-                Ok(Event::Apply(object)) => match decode::<I>(object, what).and_then(I::view) {
-                    Some(view) => self.write().upsert(view),
-                    None => Vec::new(),
-                },
+                Ok(Event::Apply(object)) => {
+                    let name = name_of(&object);
+                    match decode::<I::Object>(object, what).and_then(I::view) {
+                        Some(view) => self.write().upsert(view),
+                        // Unreadable now, or no longer any placement's: out of the index.
+                        None => self.write().remove(&name),
+                    }
+                }
                 Ok(Event::Delete(object)) => self.write().remove(&name_of(&object)),
                 Err(e) => {
                     tracing::warn!(cache = what, "watch failed, retrying: {e}");
@@ -342,9 +346,9 @@ impl<I: Index> Cache<I> {
 /// Reads one object into its typed form. An object this version cannot read (written
 /// under another CRD version, or by hand against a looser schema) is reported and left
 /// out, so it never stops the watch or the decisions about every other object.
-fn decode<I: Index>(object: DynamicObject, what: &str) -> Option<I::Object> {
+pub fn decode<K: DeserializeOwned>(object: DynamicObject, what: &str) -> Option<K> {
     let name = object.metadata.name.clone().unwrap_or_default();
-    let typed = serde_json::to_value(&object).and_then(serde_json::from_value::<I::Object>);
+    let typed = serde_json::to_value(&object).and_then(serde_json::from_value::<K>);
     match typed {
         Ok(typed) => Some(typed),
         Err(e) => {

@@ -393,13 +393,11 @@ impl<'a> Pass<'a> {
         let fresh = self
             .ctx
             .writer
-            .bindings()
-            .get_opt(&target.name)
+            .binding(&target.name)
             .await
             .map_err(api(eviction, "read binding"))?;
         match fresh {
-            Some(binding) => {
-                let view = BindingView::from_binding(&binding);
+            Some(view) => {
                 self.ctx
                     .ledger
                     .remember_binding(self.placement, BindingWrite { view, gone: false });

@@ -2,6 +2,7 @@
 //! and finalizer patches carry the resourceVersion they were computed from, binding deletes
 //! carry uid and resourceVersion preconditions, signal patches carry the resourceVersion.
 
+use super::cache::decode;
 use crate::api::budget::ClusterResourcePlacementDisruptionBudget;
 use crate::api::eviction::{ClusterResourcePlacementEviction, EvictionStatus};
 use crate::api::keys::{
@@ -13,7 +14,10 @@ use crate::fleet::step::{BindingRef, Note};
 use crate::fleet::view::{BindingView, PlacementView};
 use crate::runtime::clock::rfc3339_seconds;
 use k8s_openapi::jiff::Timestamp;
-use kube::api::{DeleteParams, ListParams, Patch, PatchParams, PostParams, Preconditions};
+use kube::api::{
+    ApiResource, DeleteParams, DynamicObject, ListParams, Patch, PatchParams, PostParams,
+    Preconditions,
+};
 use kube::runtime::events::{Event, EventType, Recorder, Reporter};
 use kube::{Api, Client, Resource};
 use serde_json::{Value, json};
@@ -45,8 +49,18 @@ impl Writer {
         }
     }
 
-    pub fn bindings(&self) -> Api<ClusterResourceBinding> {
-        self.bindings.clone()
+    /// One binding straight from the API; `None` when it is gone or cannot be read.
+    pub async fn binding(&self, name: &str) -> kube::Result<Option<BindingView>> {
+        let found = self.dynamic_bindings().get_opt(name).await?;
+        Ok(found
+            .and_then(|b| decode::<ClusterResourceBinding>(b, "bindings"))
+            .map(|b| BindingView::from_binding(&b)))
+    }
+
+    /// Bindings read one by one, so an unreadable one is left out instead of failing all.
+    fn dynamic_bindings(&self) -> Api<DynamicObject> {
+        let resource = ApiResource::erase::<ClusterResourceBinding>(&());
+        Api::all_with(self.bindings.clone().into_client(), &resource)
     }
 
     /// Read-modify-write of the whole status, guarded by the object's resourceVersion (§5.4).
@@ -176,12 +190,13 @@ impl Writer {
     pub async fn bindings_of(&self, placement: &str) -> kube::Result<Vec<BindingView>> {
         let params = ListParams::default().labels(&format!("{PARENT_CRP_LABEL}={placement}"));
         Ok(self
-            .bindings
+            .dynamic_bindings()
             .list(&params)
             .await?
             .items
-            .iter()
-            .map(BindingView::from_binding)
+            .into_iter()
+            .filter_map(|b| decode::<ClusterResourceBinding>(b, "bindings"))
+            .map(|b| BindingView::from_binding(&b))
             .collect())
     }
 
