@@ -97,22 +97,15 @@ fn clean_up(f: &Facts, our_signal: Option<&BindingView>) -> Step {
 
 /// Not reserved yet: §3 a, b, c and e decide whether the eviction may take a slot.
 fn reserve(f: &Facts, target: &BindingView) -> Step {
-    match execution(target, f) {
-        Outcome::NeedBudget => Step::NeedBudget,
-        Outcome::Removed => finish(
-            f,
-            Some(target),
-            true,
-            REASON_EXECUTED,
-            PLACEMENT_REMOVED.into(),
-        ),
-        Outcome::MissingPlacement => finish(
-            f,
-            Some(target),
-            false,
-            REASON_NOT_EXECUTED,
-            MISSING_PLACEMENT.into(),
-        ),
+    let outcome = execution(target, f);
+    if let Some(step) = settled(f, target, &outcome) {
+        return step;
+    }
+    match outcome {
+        // Answered by `settled` above.
+        Outcome::NeedBudget | Outcome::Removed | Outcome::MissingPlacement => {
+            Step::Wait { until: None }
+        }
         Outcome::InProgress => progress(
             f,
             target,
@@ -143,22 +136,15 @@ fn reserve(f: &Facts, target: &BindingView) -> Step {
 /// Reserved and the gates are open: §3 again just before acting, counting the target as it
 /// would count without our own reservation.
 fn recheck(f: &Facts, target: &BindingView) -> Step {
-    match execution(target, f) {
-        Outcome::NeedBudget => Step::NeedBudget,
-        Outcome::Removed => finish(
-            f,
-            Some(target),
-            true,
-            REASON_EXECUTED,
-            PLACEMENT_REMOVED.into(),
-        ),
-        Outcome::MissingPlacement => finish(
-            f,
-            Some(target),
-            false,
-            REASON_NOT_EXECUTED,
-            MISSING_PLACEMENT.into(),
-        ),
+    let outcome = execution(target, f);
+    if let Some(step) = settled(f, target, &outcome) {
+        return step;
+    }
+    match outcome {
+        // Answered by `settled` above.
+        Outcome::NeedBudget | Outcome::Removed | Outcome::MissingPlacement => {
+            Step::Wait { until: None }
+        }
         // Two reservations on one binding cannot be made by this controller; if found, step
         // back and wait for the other one to end.
         Outcome::InProgress => {
@@ -173,6 +159,29 @@ fn recheck(f: &Facts, target: &BindingView) -> Step {
         }
         Outcome::Misconfigured | Outcome::Blocked(_) => not_allowed(f, target, true),
         Outcome::Evict(message) => act(f, target, message),
+    }
+}
+
+/// The outcomes that read the same before and after the reservation: the budget is still to
+/// be read, the placement already leaves the cluster (§3 a), or was never placed (§3 b).
+fn settled(f: &Facts, target: &BindingView, outcome: &Outcome) -> Option<Step> {
+    match outcome {
+        Outcome::NeedBudget => Some(Step::NeedBudget),
+        Outcome::Removed => Some(finish(
+            f,
+            Some(target),
+            true,
+            REASON_EXECUTED,
+            PLACEMENT_REMOVED.into(),
+        )),
+        Outcome::MissingPlacement => Some(finish(
+            f,
+            Some(target),
+            false,
+            REASON_NOT_EXECUTED,
+            MISSING_PLACEMENT.into(),
+        )),
+        _ => None,
     }
 }
 

@@ -21,46 +21,7 @@ use k8s_openapi::apimachinery::pkg::util::intstr::IntOrString;
 use k8s_openapi::jiff::Timestamp;
 use std::time::Duration;
 
-// §3 and §5.3 "Exact strings".
-const REASON_INVALID: &str = "ClusterResourcePlacementEvictionInvalid";
-const REASON_VALID: &str = "ClusterResourcePlacementEvictionValid";
-const REASON_EXECUTED: &str = "ClusterResourcePlacementEvictionExecuted";
-const REASON_NOT_EXECUTED: &str = "ClusterResourcePlacementEvictionNotExecuted";
-const VALID: &str = "Eviction is valid";
-const MISSING_CRB: &str =
-    "Failed to find scheduler decision for placement in cluster targeted by eviction";
-const NO_PDB: &str = "Eviction is allowed, no ClusterResourcePlacementDisruptionBudget specified";
-const PLACEMENT_REMOVED: &str = "Eviction is allowed, resources propagated by placement is currently being removed from cluster targeted by eviction";
-const PLACEMENT_FAILED: &str = "Eviction is allowed, placement has failed";
-const MISSING_PLACEMENT: &str =
-    "Eviction is blocked, placement has not propagated resources to target cluster yet";
-const MISCONFIGURED_PDB: &str = "Eviction is blocked by misconfigured ClusterResourcePlacementDisruptionBudget, either MaxUnavailable is specified or MinAvailable is specified as a percentage for PickAll ClusterResourcePlacement";
-const WITHDRAWING: &str = "Eviction is removing the placement from cluster targeted by eviction";
-const WAITING_FOR_EXTERNAL: &str = "Eviction is waiting for an external controller to remove the placement from cluster targeted by eviction";
-const RESERVED: &str = "Budget reserved for the scheduler decision of cluster targeted by eviction";
-const RELEASED: &str = "Budget reservation released";
-const EXTERNAL_REQUESTED: &str =
-    "External evacuation of the placement from cluster targeted by eviction requested";
-const EXTERNAL_REMOVED: &str = "Eviction is allowed, an external controller removed the placement from cluster targeted by eviction";
-const FINALIZER: &str = "fleet-eviction.io/cleanup";
-
-fn allowed_message(a: i64, t: i64) -> String {
-    format!(
-        "Eviction is allowed by specified ClusterResourcePlacementDisruptionBudget, availablePlacements: {a}, totalPlacements: {t}"
-    )
-}
-
-fn blocked_message(a: i64, t: i64) -> String {
-    format!(
-        "Eviction is blocked by specified ClusterResourcePlacementDisruptionBudget, availablePlacements: {a}, totalPlacements: {t}"
-    )
-}
-
-fn waiting_for_budget(a: i64, t: i64) -> String {
-    format!(
-        "Eviction is waiting for the ClusterResourcePlacementDisruptionBudget, availablePlacements: {a}, totalPlacements: {t}"
-    )
-}
+use crate::fleet::spec_strings::*;
 
 const NAME: &str = "evict-web-member-1";
 const GENERATION: i64 = 3;

@@ -22,6 +22,8 @@ pub mod extended;
 pub mod facts;
 pub mod messages;
 pub mod plain;
+#[cfg(test)]
+mod spec_strings;
 pub mod status;
 pub mod step;
 pub mod target;

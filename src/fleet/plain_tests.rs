@@ -16,40 +16,7 @@ use k8s_openapi::apimachinery::pkg::util::intstr::IntOrString;
 use k8s_openapi::jiff::Timestamp;
 use std::time::Duration;
 
-// §3 "Exact strings".
-const REASON_INVALID: &str = "ClusterResourcePlacementEvictionInvalid";
-const REASON_VALID: &str = "ClusterResourcePlacementEvictionValid";
-const REASON_EXECUTED: &str = "ClusterResourcePlacementEvictionExecuted";
-const REASON_NOT_EXECUTED: &str = "ClusterResourcePlacementEvictionNotExecuted";
-const MISSING_CRP: &str = "Failed to find ClusterResourcePlacement targeted by eviction";
-const DELETING_CRP: &str = "Found deleting ClusterResourcePlacement targeted by eviction";
-const PICK_FIXED: &str =
-    "Found ClusterResourcePlacement with PickFixed placement type targeted by eviction";
-const MISSING_CRB: &str =
-    "Failed to find scheduler decision for placement in cluster targeted by eviction";
-const MULTIPLE_CRB: &str =
-    "Found more than one scheduler decision for placement in cluster targeted by eviction";
-const VALID: &str = "Eviction is valid";
-const NO_PDB: &str = "Eviction is allowed, no ClusterResourcePlacementDisruptionBudget specified";
-const PLACEMENT_REMOVED: &str = "Eviction is allowed, resources propagated by placement is currently being removed from cluster targeted by eviction";
-const PLACEMENT_FAILED: &str = "Eviction is allowed, placement has failed";
-const MISSING_PLACEMENT: &str =
-    "Eviction is blocked, placement has not propagated resources to target cluster yet";
-const MISCONFIGURED_PDB: &str = "Eviction is blocked by misconfigured ClusterResourcePlacementDisruptionBudget, either MaxUnavailable is specified or MinAvailable is specified as a percentage for PickAll ClusterResourcePlacement";
-// §5.1
-const IN_PROGRESS: &str = "Eviction is blocked, another eviction is in progress for the scheduler decision of cluster targeted by eviction";
-
-fn allowed_message(a: i64, t: i64) -> String {
-    format!(
-        "Eviction is allowed by specified ClusterResourcePlacementDisruptionBudget, availablePlacements: {a}, totalPlacements: {t}"
-    )
-}
-
-fn blocked_message(a: i64, t: i64) -> String {
-    format!(
-        "Eviction is blocked by specified ClusterResourcePlacementDisruptionBudget, availablePlacements: {a}, totalPlacements: {t}"
-    )
-}
+use crate::fleet::spec_strings::*;
 
 const GENERATION: i64 = 7;
 const CLUSTER: &str = "member-1";
