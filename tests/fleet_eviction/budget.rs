@@ -11,16 +11,7 @@ fn executed(e: &fleet_eviction::api::ClusterResourcePlacementEviction) -> bool {
 }
 
 async fn lingering_bindings(hub: &Hub, placement: &str, clusters: usize) {
-    for i in 1..=clusters {
-        hub.binding_with(
-            placement,
-            &format!("member-{i}"),
-            "Bound",
-            &[("Available", "True", "AllWorkAreAvailable")],
-            true,
-        )
-        .await;
-    }
+    hub.available_bindings(placement, clusters, true).await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -132,14 +123,7 @@ async fn evict_fifty_placements(workers: usize) -> usize {
             executed_count, 2,
             "{p}: exactly the budget's two disruptions"
         );
-        let mut standing = 0;
-        for i in 1..=4 {
-            let b = hub
-                .binding_exists(&format!("{p}-member-{i}"))
-                .await
-                .expect("lingers");
-            standing += usize::from(b.metadata.deletion_timestamp.is_none());
-        }
+        let standing = 4 - hub.deleting_bindings(p, 4).await;
         assert!(
             standing >= 2,
             "{p}: budget violated, {standing} bindings left"

@@ -11,16 +11,7 @@ const SIGNAL_AT: &str = "fleet-eviction.io/evacuation-requested-at";
 
 async fn placed(hub: &Hub, finalizer: bool) {
     hub.placement("db", Value::Null).await;
-    for cluster in ["member-1", "member-2", "member-3"] {
-        hub.binding_with(
-            "db",
-            cluster,
-            "Bound",
-            &[("Available", "True", "AllWorkAreAvailable")],
-            finalizer,
-        )
-        .await;
-    }
+    hub.available_bindings("db", 3, finalizer).await;
     hub.budget("db", json!({"minAvailable": 1})).await;
 }
 

@@ -5,16 +5,7 @@ use serde_json::{Value, json};
 
 async fn three(hub: &Hub, name: &str) {
     hub.placement(name, Value::Null).await;
-    for cluster in ["member-1", "member-2", "member-3"] {
-        hub.binding_with(
-            name,
-            cluster,
-            "Bound",
-            &[("Available", "True", "AllWorkAreAvailable")],
-            true,
-        )
-        .await;
-    }
+    hub.available_bindings(name, 3, true).await;
 }
 
 fn finalizers(e: &fleet_eviction::api::ClusterResourcePlacementEviction) -> Vec<String> {

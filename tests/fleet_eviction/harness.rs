@@ -176,6 +176,28 @@ impl Hub {
         self.set_binding_conditions(&name, conditions).await
     }
 
+    /// Bound, Available bindings of `placement` on member-1..=`clusters`; with `finalizer`
+    /// a deleted one lingers as deleting.
+    pub async fn available_bindings(&self, placement: &str, clusters: usize, finalizer: bool) {
+        for i in 1..=clusters {
+            let cluster = format!("member-{i}");
+            let available = [("Available", "True", "AllWorkAreAvailable")];
+            self.binding_with(placement, &cluster, "Bound", &available, finalizer)
+                .await;
+        }
+    }
+
+    /// How many of `placement`'s bindings on member-1..=`clusters` are being deleted.
+    pub async fn deleting_bindings(&self, placement: &str, clusters: usize) -> usize {
+        let mut deleting = 0;
+        for i in 1..=clusters {
+            let name = format!("{placement}-member-{i}");
+            let binding = self.binding_exists(&name).await.expect("binding lingers");
+            deleting += usize::from(binding.metadata.deletion_timestamp.is_some());
+        }
+        deleting
+    }
+
     pub async fn binding(&self, placement: &str, cluster: &str) -> ClusterResourceBinding {
         self.binding_with(
             placement,

@@ -7,16 +7,7 @@ use serde_json::{Value, json};
 
 async fn lingering(hub: &Hub, placement: &str, clusters: usize) {
     hub.placement(placement, Value::Null).await;
-    for i in 1..=clusters {
-        hub.binding_with(
-            placement,
-            &format!("member-{i}"),
-            "Bound",
-            &[("Available", "True", "AllWorkAreAvailable")],
-            true,
-        )
-        .await;
-    }
+    hub.available_bindings(placement, clusters, true).await;
     hub.budget(placement, json!({"minAvailable": 2})).await;
 }
 
@@ -160,14 +151,7 @@ async fn kills_during_a_burst_never_break_the_budget() {
             executed, 2,
             "{p}: exactly the budget's two disruptions (seed {seed})"
         );
-        let mut deleting = 0;
-        for i in 1..=4 {
-            let b = hub
-                .binding_exists(&format!("{p}-member-{i}"))
-                .await
-                .expect("lingers");
-            deleting += usize::from(b.metadata.deletion_timestamp.is_some());
-        }
+        let deleting = hub.deleting_bindings(p, 4).await;
         assert_eq!(deleting, 2, "{p}: budget kept (seed {seed})");
     }
     assert_eq!(deletes(&hub), 20, "no binding deleted twice (seed {seed})");
