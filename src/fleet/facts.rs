@@ -92,6 +92,21 @@ pub fn holds_reservation(eviction: &ClusterResourcePlacementEviction) -> bool {
         && condition(eviction, super::messages::EXECUTED).is_none()
 }
 
+/// First come, first served (§5 waitForBudget): evictions of a placement are decided in
+/// order of creationTimestamp, then name.
+pub fn arrival_order(
+    a: &ClusterResourcePlacementEviction,
+    b: &ClusterResourcePlacementEviction,
+) -> std::cmp::Ordering {
+    let key = |e: &ClusterResourcePlacementEviction| {
+        (
+            e.metadata.creation_timestamp.as_ref().map(|t| t.0),
+            e.metadata.name.clone().unwrap_or_default(),
+        )
+    };
+    key(a).cmp(&key(b))
+}
+
 /// Extended means any of gates, External, waitForBudget or a pod drain (§5); ttl alone does
 /// not make an eviction extended. An unknown strategy is treated as extended so it gets a
 /// clear status instead of silently running as Delete.
@@ -106,4 +121,42 @@ pub fn is_extended(eviction: &ClusterResourcePlacementEviction) -> bool {
         )
         || spec.wait_for_budget == Some(true)
         || spec.pod_migration.is_some()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn eviction(name: &str, created: &str) -> ClusterResourcePlacementEviction {
+        serde_json::from_value(json!({
+            "apiVersion": "placement.kubernetes-fleet.io/v1beta1", "kind": "ClusterResourcePlacementEviction",
+            "metadata": {"name": name, "creationTimestamp": created},
+            "spec": {"placementName": "web", "clusterName": "member-1"}
+        }))
+        .expect("eviction")
+    }
+
+    #[test]
+    fn arrival_order_table() {
+        let rows = [
+            (
+                "older first, whatever the name",
+                ("b", "2026-01-01T00:00:00Z"),
+                ("a", "2026-01-01T00:00:01Z"),
+                "b",
+            ),
+            (
+                "same second: by name",
+                ("b", "2026-01-01T00:00:00Z"),
+                ("a", "2026-01-01T00:00:00Z"),
+                "a",
+            ),
+        ];
+        for (rule, first, second, want) in rows {
+            let mut list = [eviction(first.0, first.1), eviction(second.0, second.1)];
+            list.sort_by(arrival_order);
+            assert_eq!(list[0].metadata.name.as_deref(), Some(want), "rule: {rule}");
+        }
+    }
 }

@@ -9,8 +9,8 @@ use super::metrics::Telemetry;
 use super::writes::Writer;
 use crate::api::eviction::ClusterResourcePlacementEviction;
 use crate::fleet::facts::{
-    BudgetRead, Facts, HeldReservation, has_cleanup_finalizer, holds_reservation, is_decided,
-    is_extended,
+    BudgetRead, Facts, HeldReservation, arrival_order, has_cleanup_finalizer, holds_reservation,
+    is_decided, is_extended,
 };
 use crate::fleet::messages::{
     EXECUTED, PROGRESSING, REASON_NOT_EXECUTED, STAGE_WAITING_FOR_BUDGET,
@@ -69,7 +69,7 @@ pub async fn reconcile(
 ) -> Result<Option<Timestamp>, ReconcileError> {
     let cached = ctx.caches.evictions.read().of_placement(placement);
     let mut evictions = ctx.ledger.evictions(placement, cached);
-    evictions.sort_by(|a, b| arrival(a).cmp(&arrival(b)));
+    evictions.sort_by(|a, b| arrival_order(a, b));
     let mut wake: Option<Timestamp> = None;
     let mut result = Ok(());
     let mut pass = Pass::new(ctx, placement);
@@ -88,14 +88,6 @@ pub async fn reconcile(
     ctx.telemetry
         .placement_seen(placement, &evictions, ctx.clock.now());
     result.map(|()| wake)
-}
-
-/// First come, first served: creationTimestamp, then name.
-fn arrival(e: &ClusterResourcePlacementEviction) -> (Option<Timestamp>, &str) {
-    (
-        e.metadata.creation_timestamp.as_ref().map(|t| t.0),
-        e.metadata.name.as_deref().unwrap_or_default(),
-    )
 }
 
 fn earliest(a: Option<Timestamp>, b: Option<Timestamp>) -> Option<Timestamp> {
