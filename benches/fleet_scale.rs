@@ -514,7 +514,7 @@ async fn memory(plan: &Plan, args: &Args, failures: &mut Failures) -> Result<(),
     let outcome = run_burst("memory run", &hub, &plan.burst, failures).await;
     let memory = controller.memory_mib();
     let tail = controller.tail();
-    controller.stop().await;
+    let ended = controller.stop().await;
     outcome?.print();
     let (rss, peak) =
         memory.map_err(|e| format!("{e}; the controller's last log lines:\n{tail}"))?;
@@ -527,6 +527,7 @@ async fn memory(plan: &Plan, args: &Args, failures: &mut Failures) -> Result<(),
             "not met"
         }
     );
+    println!("controller process: {ended}");
     let (rss, peak) = process::memory_mib("self")?;
     println!("bench process (hub over HTTP + load): RSS {rss:.0} MiB, peak {peak:.0} MiB");
     front.stop();

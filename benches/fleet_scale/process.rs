@@ -117,18 +117,25 @@ impl Controller {
         tail.iter().cloned().collect::<Vec<_>>().join("\n")
     }
 
-    /// SIGTERM (a clean shutdown), then SIGKILL if it has not exited within 5 s.
-    pub async fn stop(mut self) {
+    /// SIGTERM (a clean shutdown), then SIGKILL if it has not exited within 5 s. Returns
+    /// how it ended.
+    pub async fn stop(mut self) -> String {
         let _ = std::process::Command::new("kill")
             .arg("-TERM")
             .arg(self.pid.to_string())
             .status();
-        if tokio::time::timeout(Duration::from_secs(5), self.child.wait())
-            .await
-            .is_err()
-        {
-            let _ = self.child.start_kill();
-            let _ = self.child.wait().await;
+        let asked = Instant::now();
+        match tokio::time::timeout(Duration::from_secs(5), self.child.wait()).await {
+            Ok(Ok(status)) => format!(
+                "exited {:.1} s after SIGTERM ({status})",
+                asked.elapsed().as_secs_f64()
+            ),
+            Ok(Err(e)) => format!("could not be waited for: {e}"),
+            Err(_) => {
+                let _ = self.child.start_kill();
+                let _ = self.child.wait().await;
+                "did not exit within 5 s of SIGTERM; killed".to_string()
+            }
         }
     }
 }
