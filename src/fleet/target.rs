@@ -49,9 +49,10 @@ fn is_placed(binding: &BindingView) -> bool {
 
 fn has_failed(binding: &BindingView) -> bool {
     let failed = FAILURE_CONDITIONS.iter().any(|t| {
-        binding
-            .current_condition(t)
-            .is_some_and(|c| c.status == "False" && !PENDING_REASONS.contains(&c.reason.as_str()))
+        binding.current_condition(t).is_some_and(|c| {
+            c.status == "False"
+                && !PENDING_REASONS.contains(&c.reason.as_deref().unwrap_or_default())
+        })
     });
     failed || binding.current_condition("DiffReported").is_some()
 }

@@ -44,13 +44,40 @@ impl PlacementView {
     }
 }
 
-/// One binding condition the decisions read.
+/// One binding condition the decisions read. A fleet has ~100k bindings with four or five
+/// conditions each, so the type and status are interned and the reason is kept only where
+/// §3 c reads it (a False status).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct BindingCondition {
-    pub type_: String,
-    pub status: String,
-    pub reason: String,
+    pub type_: &'static str,
+    /// `True`, `False`, or `Unknown` for anything else.
+    pub status: &'static str,
+    /// The reason of a `False` condition.
+    pub reason: Option<Box<str>>,
     pub observed_generation: Option<i64>,
+}
+
+impl BindingCondition {
+    /// `None` for a condition type the decisions do not read.
+    pub fn new(
+        type_: &str,
+        status: &str,
+        reason: &str,
+        observed_generation: Option<i64>,
+    ) -> Option<Self> {
+        let type_ = *READ_CONDITIONS.iter().find(|t| **t == type_)?;
+        let status = match status {
+            "True" => "True",
+            "False" => "False",
+            _ => "Unknown",
+        };
+        Some(BindingCondition {
+            type_,
+            status,
+            reason: (status == "False").then(|| reason.into()),
+            observed_generation,
+        })
+    }
 }
 
 /// The binding condition types §3 and §4 read; the rest are dropped from the cache.
@@ -90,12 +117,8 @@ impl BindingView {
             .map(|s| {
                 s.conditions
                     .iter()
-                    .filter(|c| READ_CONDITIONS.contains(&c.type_.as_str()))
-                    .map(|c| BindingCondition {
-                        type_: c.type_.clone(),
-                        status: c.status.clone(),
-                        reason: c.reason.clone(),
-                        observed_generation: c.observed_generation,
+                    .filter_map(|c| {
+                        BindingCondition::new(&c.type_, &c.status, &c.reason, c.observed_generation)
                     })
                     .collect()
             })
@@ -149,12 +172,8 @@ pub(crate) mod fixtures {
     }
 
     pub fn condition(type_: &str, status: &str, reason: &str, generation: i64) -> BindingCondition {
-        BindingCondition {
-            type_: type_.into(),
-            status: status.into(),
-            reason: reason.into(),
-            observed_generation: Some(generation),
-        }
+        BindingCondition::new(type_, status, reason, Some(generation))
+            .unwrap_or_else(|| panic!("{type_} is not a condition the decisions read"))
     }
 
     pub fn placement(kind: PlacementKind) -> PlacementView {
