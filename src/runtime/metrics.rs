@@ -6,6 +6,7 @@
 //! Names follow quality.md "Metrics names" (controller-runtime's where dashboards expect them).
 
 use crate::fleet::controller::metrics::EvictionMetrics;
+use crate::member::MemberMetrics;
 use prometheus::core::Collector;
 use prometheus::{Encoder, IntGaugeVec, Opts, Registry, TextEncoder};
 
@@ -24,6 +25,7 @@ pub struct Metrics {
     registry: Registry,
     pub process: ProcessMetrics,
     pub eviction: EvictionMetrics,
+    pub member: MemberMetrics,
 }
 
 impl Metrics {
@@ -31,10 +33,12 @@ impl Metrics {
         let registry = Registry::new();
         let process = ProcessMetrics::register(&registry)?;
         let eviction = EvictionMetrics::register(&registry)?;
+        let member = MemberMetrics::register(&registry)?;
         Ok(Self {
             registry,
             process,
             eviction,
+            member,
         })
     }
 

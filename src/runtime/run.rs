@@ -18,6 +18,7 @@ use super::readiness::Readiness;
 use super::shutdown::{self, Shutdown, ShutdownTrigger};
 use super::telemetry::{self, TelemetryError};
 use crate::fleet::controller::{ControllerOptions, EvictionController};
+use crate::member::{MemberRegistry, MemberWork, RegistryOptions, RunningWork};
 
 #[derive(Debug, thiserror::Error)]
 pub enum RunError {
@@ -138,25 +139,18 @@ async fn start_and_wait(
     readiness: &Readiness,
     shutdown: &Shutdown,
 ) -> Result<(), RunError> {
-    if args.enable_pod_migration {
-        // Honest about the milestone: the member executors are a later issue.
-        tracing::info!("the PodMigrationJob executors are not built yet; no member is acted on");
-    }
-    if !args.enable_fleet_eviction {
+    if args.enable_fleet_eviction {
+        tracing::info!(server, "checking the hub's CRDs");
+        tokio::select! {
+            result = crd_check::check_hub(client, server) => result?,
+            () = shutdown.wait() => return Ok(()),
+        }
+        tracing::info!("the hub's CRDs carry fleet-eviction's fields");
+    } else {
         tracing::info!(
             "--enable-fleet-eviction=false: no hub CRD check and no eviction controller"
         );
-        readiness.set_ready();
-        tracing::info!("fleet-eviction ready");
-        shutdown.wait().await;
-        return Ok(());
     }
-    tracing::info!(server, "checking the hub's CRDs");
-    tokio::select! {
-        result = crd_check::check_hub(client, server) => result?,
-        () = shutdown.wait() => return Ok(()),
-    }
-    tracing::info!("the hub's CRDs carry fleet-eviction's fields");
     if args.leader_election.leader_elect {
         return lead_then_act(args, client, metrics, readiness, shutdown).await;
     }
@@ -164,16 +158,19 @@ async fn start_and_wait(
     metrics
         .process
         .set_leader(&args.leader_election.lease_name, true);
-    let controller = start_eviction_controller(args, client.clone(), metrics);
+    let acting = Acting::start(args, client, metrics);
     readiness.set_not_ready("the eviction controller's caches have not synced");
     tokio::select! {
-        () = controller.synced() => {}
-        () = shutdown.wait() => return Ok(()),
+        () = acting.synced() => {}
+        () = shutdown.wait() => {
+            acting.stop().await;
+            return Ok(());
+        }
     }
     readiness.set_ready();
     tracing::info!("fleet-eviction ready");
     shutdown.wait().await;
-    controller.stop();
+    acting.stop().await;
     Ok(())
 }
 
@@ -212,10 +209,10 @@ async fn lead_then_act(
         ended = &mut elector => return election_ended(ended),
     }
     metrics.process.set_leader(&election.lease_name, true);
-    let controller = start_eviction_controller(args, client.clone(), metrics);
+    let acting = Acting::start(args, client, metrics);
     // The elector ends on shutdown (releasing the lease) or when a renewal is missed.
     let outcome = (&mut elector).await;
-    controller.stop();
+    acting.stop().await;
     metrics.process.set_leader(&election.lease_name, false);
     election_ended(outcome)
 }
@@ -227,6 +224,85 @@ fn election_ended(
         Ok(Ok(())) => Ok(()),
         Ok(Err(lost)) => Err(RunError::Leadership(lost)),
         Err(e) => Err(RunError::Leadership(LeaderError::Ended(e.to_string()))),
+    }
+}
+
+/// What the process runs while it may act: the eviction controller and the member registry,
+/// each as enabled.
+struct Acting {
+    controller: Option<EvictionController>,
+    registry: Option<MemberRegistry>,
+}
+
+impl Acting {
+    fn start(args: &RunArgs, client: &kube::Client, metrics: &Metrics) -> Acting {
+        let controller = args
+            .enable_fleet_eviction
+            .then(|| start_eviction_controller(args, client.clone(), metrics));
+        let registry = args
+            .enable_pod_migration
+            .then(|| start_member_registry(args, client.clone(), metrics));
+        Acting {
+            controller,
+            registry,
+        }
+    }
+
+    /// The eviction controller's caches have synced (the registry is not waited for: a hub
+    /// without members, or without the MemberCluster CRD, must not keep the process unready).
+    async fn synced(&self) {
+        if let Some(controller) = &self.controller {
+            controller.synced().await;
+        }
+    }
+
+    async fn stop(self) {
+        if let Some(controller) = self.controller {
+            controller.stop();
+        }
+        if let Some(registry) = self.registry {
+            registry.stop().await;
+        }
+    }
+}
+
+/// The member registry: members discovered and probed; each member's PodMigrationJob
+/// executor is not built yet, so nothing acts on the members.
+fn start_member_registry(
+    args: &RunArgs,
+    client: kube::Client,
+    metrics: &Metrics,
+) -> MemberRegistry {
+    let options = RegistryOptions {
+        namespace: args.namespace.clone(),
+        probe_interval: args.member_probe_interval,
+        clock: Arc::new(SystemClock),
+    };
+    MemberRegistry::start(
+        client,
+        options,
+        Arc::new(NoExecutorYet),
+        metrics.member.clone(),
+    )
+}
+
+/// The work of a registered member until its PodMigrationJob executor exists: nothing but
+/// saying so, once per member.
+struct NoExecutorYet;
+
+impl MemberWork for NoExecutorYet {
+    fn start(&self, member: &str, _client: kube::Client) -> Box<dyn RunningWork> {
+        tracing::info!(
+            member,
+            "member registered; its PodMigrationJob executor is not built yet"
+        );
+        Box::new(NoExecutorYet)
+    }
+}
+
+impl RunningWork for NoExecutorYet {
+    fn stop(self: Box<Self>) -> futures::future::BoxFuture<'static, ()> {
+        Box::pin(async {})
     }
 }
 
