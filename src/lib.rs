@@ -8,6 +8,7 @@
 pub mod api;
 pub mod fleet;
 pub mod gates;
+pub mod pod;
 pub mod runtime;
 
 #[cfg(feature = "sandbox")]
