@@ -5,10 +5,16 @@
 //! - [`status`]: §2 "Condition upsert" and "Status writes", merging our conditions into a
 //!   status external controllers write too;
 //! - [`messages`]: §2 and §4, every reason, message and Event string (quoted by [`quote`]
-//!   like Go's `%q`).
+//!   like Go's `%q`);
+//! - [`profiles`]: §3, the gates PodMigrationJobProfiles inject, matched with [`selector`];
+//! - [`policy`]: §4, which eviction policy applies, the SoftEviction annotation, the External
+//!   PDB's name, the evict reason and the retry backoff.
 
 pub mod facts;
 pub mod messages;
+pub mod policy;
+pub mod profiles;
 pub mod quote;
+pub mod selector;
 pub mod status;
 pub mod step;
