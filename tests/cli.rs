@@ -419,8 +419,7 @@ fn run_skips_the_hub_crd_check_without_fleet_eviction() {
         http_get(metrics_addr, "/readyz").filter(|r| r.status == 200)
     });
     assert!(
-        !hub
-            .requests()
+        !hub.requests()
             .iter()
             .any(|r| r.path.contains("customresourcedefinitions")),
         "no CRD read: {:?}",
