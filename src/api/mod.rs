@@ -5,6 +5,7 @@ pub mod crds;
 pub mod duration;
 pub mod eviction;
 pub mod gate;
+pub mod go_quote;
 pub mod keys;
 pub mod kubefleet;
 pub mod migration;

@@ -3,7 +3,7 @@
 //! Every string a user, a dashboard or a Koordinator tool may compare lives here and nowhere
 //! else. Names and reasons inside messages are quoted like Go's `%q`, as Koordinator does.
 
-use super::quote::go_quote;
+use crate::api::go_quote::go_quote;
 
 // Condition types we write.
 pub const EVICTION: &str = "Eviction";

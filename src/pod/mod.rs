@@ -8,7 +8,7 @@
 //!   eviction;
 //! - [`status`]: §2 "Condition upsert" and "Status writes", merging our conditions into a
 //!   status external controllers write too;
-//! - [`messages`]: §2 and §4, every reason, message and Event string (quoted by [`quote`]
+//! - [`messages`]: §2 and §4, every reason, message and Event string (quoted by `api::go_quote`
 //!   like Go's `%q`);
 //! - [`arbitration`]: §5, which Pending jobs of a member to admit, and the limits invariant;
 //!   the §6 exemption of fan-out jobs past their gates;
@@ -27,7 +27,6 @@ pub mod messages;
 pub mod next_step;
 pub mod policy;
 pub mod profiles;
-pub mod quote;
 pub mod selector;
 #[cfg(test)]
 mod spec_strings;

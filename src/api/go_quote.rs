@@ -1,6 +1,6 @@
-//! Go's `%q` (`strconv.Quote`), the quoting of Koordinator's messages. Names of pods and nodes
-//! never need escaping, but an evict reason is free text from an annotation, and a client that
-//! compares our messages with Koordinator's must see the same bytes.
+//! Go's `%q` (`strconv.Quote`): how Go controllers and kube-apiserver quote names and free text
+//! in messages. Clients compare those messages (Koordinator's PodMigrationJob messages, the API
+//! server's errors), so everything that words one of them uses this one function.
 
 /// Quotes `s` the way Go's `%q` does: printable characters as they are, `"` and `\` escaped,
 /// control characters and non-ASCII white space as escapes. (Go also escapes unassigned and
@@ -66,6 +66,34 @@ mod tests {
         ];
         for (rule, input, want) in rows {
             assert_eq!(go_quote(input), want, "rule: {rule}");
+        }
+    }
+
+    #[test]
+    fn quotes_like_go_strconv_quote() {
+        let rows = [
+            ("plain name is wrapped in quotes", "web-1", "\"web-1\""),
+            (
+                "quote and backslash are escaped",
+                "a\"b\\c",
+                "\"a\\\"b\\\\c\"",
+            ),
+            (
+                "newline and tab use short escapes",
+                "a\nb\tc",
+                "\"a\\nb\\tc\"",
+            ),
+            (
+                "bell and vertical tab use short escapes",
+                "\u{7}\u{b}",
+                "\"\\a\\v\"",
+            ),
+            ("other control characters use \\x", "a\u{1}b", "\"a\\x01b\""),
+            ("C1 controls use \\u", "\u{85}", "\"\\u0085\""),
+            ("printable unicode is kept", "caf\u{e9}", "\"caf\u{e9}\""),
+        ];
+        for (rule, input, expected) in rows {
+            assert_eq!(go_quote(input), expected, "{rule}");
         }
     }
 }
