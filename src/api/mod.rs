@@ -12,6 +12,7 @@ pub mod migration;
 pub mod profile;
 mod rules;
 mod schema;
+pub mod wanted_condition;
 mod wire_enum;
 
 pub use budget::{BudgetSpec, ClusterResourcePlacementDisruptionBudget};

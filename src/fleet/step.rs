@@ -2,6 +2,7 @@
 //! its facts and decides again, until the decision is to wait or there is nothing left.
 
 use super::view::BindingView;
+pub use crate::api::wanted_condition::WantedCondition;
 use k8s_openapi::jiff::Timestamp;
 
 #[derive(Debug, Clone, PartialEq)]
@@ -52,31 +53,6 @@ pub enum BindingAction {
     Signal(BindingRef),
     /// Remove our signal, guarded by resourceVersion, only if it still names this eviction.
     RemoveSignal(BindingRef),
-}
-
-/// One condition we own, as the decision wants it.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct WantedCondition {
-    pub type_: &'static str,
-    pub status: &'static str,
-    pub reason: String,
-    pub message: String,
-}
-
-impl WantedCondition {
-    pub fn new(
-        type_: &'static str,
-        status: &'static str,
-        reason: impl Into<String>,
-        message: impl Into<String>,
-    ) -> Self {
-        WantedCondition {
-            type_,
-            status,
-            reason: reason.into(),
-            message: message.into(),
-        }
-    }
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -6,6 +6,7 @@ use std::collections::BTreeMap;
 
 use crate::api::gate::EvictionCondition;
 use crate::api::migration::PodMigrationJobPhase;
+pub use crate::api::wanted_condition::WantedCondition;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::DeleteOptions;
 use k8s_openapi::jiff::Timestamp;
 
@@ -196,31 +197,6 @@ pub struct StatusChange {
     pub status: Option<String>,
     pub reason: Option<String>,
     pub message: Option<String>,
-}
-
-/// One condition we own, as the decision wants it.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct WantedCondition {
-    pub type_: &'static str,
-    pub status: &'static str,
-    pub reason: String,
-    pub message: String,
-}
-
-impl WantedCondition {
-    pub fn new(
-        type_: &'static str,
-        status: &'static str,
-        reason: impl Into<String>,
-        message: impl Into<String>,
-    ) -> Self {
-        WantedCondition {
-            type_,
-            status,
-            reason: reason.into(),
-            message: message.into(),
-        }
-    }
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
