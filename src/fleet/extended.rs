@@ -40,7 +40,7 @@ pub fn decide(f: &Facts) -> Step {
         None => match validate(f.placement, &f.eviction.spec.cluster_name, f.bindings) {
             Err(why) => {
                 let mut update = StatusUpdate::terminal(vec![invalid_because(why)]);
-                update.confirm_absence = why.needs_confirmation();
+                update.confirm = why.needs_confirmation();
                 return Step::Write(update);
             }
             Ok(target) => target,
@@ -411,6 +411,9 @@ fn finish(
     update.target = target.map(|t| (t.name.clone(), t.uid.clone()));
     update.deadline = deadline(f);
     update.terminal = true;
+    // MissingPlacement and budget refusals are drawn from the cached bindings: confirmed
+    // against the API before they become final.
+    update.confirm = !executed && reason == REASON_NOT_EXECUTED;
     Step::Write(update)
 }
 

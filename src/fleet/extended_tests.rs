@@ -789,10 +789,7 @@ fn invalid_writes_only_valid(rule: &str) {
         "{rule}: only Valid"
     );
     let write = steps.iter().find_map(updates).expect("write");
-    assert!(
-        write.confirm_absence,
-        "{rule}: MissingCRB is confirmed first"
-    );
+    assert!(write.confirm, "{rule}: MissingCRB is confirmed first");
     assert!(!w.has_finalizer(), "{rule}: no finalizer left");
 }
 

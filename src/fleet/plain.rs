@@ -19,16 +19,19 @@ pub fn decide(facts: &Facts) -> Step {
     ) {
         Err(why) => {
             let mut update = StatusUpdate::terminal(vec![invalid_because(why)]);
-            update.confirm_absence = why.needs_confirmation();
+            update.confirm = why.needs_confirmation();
             return Step::Write(update);
         }
         Ok(target) => target,
     };
-    let blocked = |reason: &str, message: String| {
-        Step::Write(StatusUpdate::terminal(vec![
-            valid(),
-            not_executed(reason, message),
-        ]))
+    // A refusal drawn from the cached bindings or placement is final for a plain eviction, and
+    // a watch that lags behind the eviction's own would refuse on numbers the fleet no longer
+    // has: such a verdict is confirmed against the API before it is written.
+    let blocked = |message: String, from_cache: bool| {
+        let mut update =
+            StatusUpdate::terminal(vec![valid(), not_executed(REASON_NOT_EXECUTED, message)]);
+        update.confirm = from_cache;
+        Step::Write(update)
     };
     match execution(target, facts) {
         Outcome::NeedBudget => Step::NeedBudget,
@@ -36,10 +39,10 @@ pub fn decide(facts: &Facts) -> Step {
             valid(),
             conditions::executed(PLACEMENT_REMOVED),
         ])),
-        Outcome::InProgress => blocked(REASON_NOT_EXECUTED, ANOTHER_EVICTION_IN_PROGRESS.into()),
-        Outcome::MissingPlacement => blocked(REASON_NOT_EXECUTED, MISSING_PLACEMENT.into()),
-        Outcome::Misconfigured => blocked(REASON_NOT_EXECUTED, MISCONFIGURED_PDB.into()),
-        Outcome::Blocked(counts) => blocked(REASON_NOT_EXECUTED, blocked_by_budget(counts)),
+        Outcome::InProgress => blocked(ANOTHER_EVICTION_IN_PROGRESS.into(), false),
+        Outcome::MissingPlacement => blocked(MISSING_PLACEMENT.into(), true),
+        Outcome::Misconfigured => blocked(MISCONFIGURED_PDB.into(), true),
+        Outcome::Blocked(counts) => blocked(blocked_by_budget(counts), true),
         Outcome::Evict(message) => Step::Act {
             action: BindingAction::Delete(BindingRef::of(target)),
             then: Some(StatusUpdate::terminal(vec![

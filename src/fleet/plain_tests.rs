@@ -39,7 +39,7 @@ enum BudgetUse {
 enum Want {
     Invalid {
         message: &'static str,
-        confirm_absence: bool,
+        confirm: bool,
     },
     Executed {
         status: &'static str,
@@ -54,7 +54,7 @@ enum Want {
 fn invalid(message: &'static str) -> Want {
     Want::Invalid {
         message,
-        confirm_absence: false,
+        confirm: false,
     }
 }
 
@@ -62,7 +62,7 @@ fn invalid(message: &'static str) -> Want {
 fn invalid_absent(message: &'static str) -> Want {
     Want::Invalid {
         message,
-        confirm_absence: true,
+        confirm: true,
     }
 }
 
@@ -346,10 +346,7 @@ fn check(row: &Row) -> Result<(), String> {
         Want::Done => (step == Step::Done)
             .then_some(())
             .ok_or(format!("want Done, got {step:?}")),
-        Want::Invalid {
-            message,
-            confirm_absence,
-        } => {
+        Want::Invalid { message, confirm } => {
             let Step::Write(update) = &step else {
                 return Err(format!("want a Valid=False write, got {step:?}"));
             };
@@ -357,11 +354,8 @@ fn check(row: &Row) -> Result<(), String> {
             if wire(update) != want {
                 return Err(format!("conditions {:?}, want {want:?}", wire(update)));
             }
-            if update.confirm_absence != *confirm_absence {
-                return Err(format!(
-                    "confirm_absence {}, want {confirm_absence}",
-                    update.confirm_absence
-                ));
+            if update.confirm != *confirm {
+                return Err(format!("confirm {}, want {confirm}", update.confirm));
             }
             if read_budget {
                 return Err("an invalid eviction read the budget".into());
@@ -406,8 +400,12 @@ fn check(row: &Row) -> Result<(), String> {
             if wire(update) != want {
                 return Err(format!("conditions {:?}, want {want:?}", wire(update)));
             }
-            if update.confirm_absence {
-                return Err("an Executed verdict asks to confirm an absence".into());
+            // A refusal drawn from the cached bindings or placement (MissingPlacement,
+            // MisconfiguredPDB, blocked by the budget) is confirmed against the API before it
+            // is written; an allowed verdict and "another eviction in progress" are not.
+            let want_confirm = *status == "False" && *message != IN_PROGRESS;
+            if update.confirm != want_confirm {
+                return Err(format!("confirm {}, want {want_confirm}", update.confirm));
             }
             match (budget, read_budget) {
                 (BudgetUse::Read, false) => return Err("decided without the budget".into()),

@@ -82,8 +82,9 @@ pub struct StatusUpdate {
     pub reservation: ReservationChange,
     pub deadline: Option<Timestamp>,
     pub note: Option<Note>,
-    /// The verdict was drawn from an object's absence: confirm against the API first.
-    pub confirm_absence: bool,
+    /// The verdict was drawn from cached state that may lag (an object's absence, a binding's
+    /// state, the availability the budget counted): confirm against the API before writing.
+    pub confirm: bool,
     /// The eviction reaches a terminal state with this write.
     pub terminal: bool,
 }
@@ -96,7 +97,7 @@ impl StatusUpdate {
             reservation: ReservationChange::Keep,
             deadline: None,
             note: None,
-            confirm_absence: false,
+            confirm: false,
             terminal: false,
         }
     }

@@ -130,7 +130,7 @@ struct Pass<'a> {
     cached_bindings: Vec<BindingView>,
     /// Read from the API at most once per pass, when a decision first needs it.
     budget: BudgetRead,
-    /// The picture was refreshed from the API to confirm an absence.
+    /// The picture was refreshed from the API to confirm a verdict drawn from the cache.
     confirmed: bool,
 }
 
@@ -201,7 +201,7 @@ impl<'a> Pass<'a> {
                         .await?;
                 }
                 Step::Write(update) => {
-                    if update.confirm_absence && !self.confirmed {
+                    if update.confirm && !self.confirmed {
                         self.confirm(&eviction).await?;
                         continue;
                     }
@@ -290,7 +290,9 @@ impl<'a> Pass<'a> {
         Ok(())
     }
 
-    /// Before writing MissingCRP or MissingCRB, look at the API itself: the cache may lag.
+    /// Before writing a verdict drawn from the cache (MissingCRP, MissingCRB, MissingPlacement,
+    /// a budget refusal), look at the API itself: the watch of bindings may lag behind the
+    /// watch of evictions. The fresh picture serves the rest of the pass.
     async fn confirm(
         &mut self,
         eviction: &ClusterResourcePlacementEviction,
