@@ -7,7 +7,9 @@ use super::conditions::{self, invalid, invalid_because, not_executed, stage, val
 use super::execution::{Outcome, execution};
 use super::facts::{Facts, condition, holds_reservation, is_decided};
 use super::messages::*;
-use super::step::{BindingAction, BindingRef, Note, ReservationChange, StatusUpdate, Step};
+use super::step::{
+    BindingAction, BindingRef, Confirm, Note, ReservationChange, StatusUpdate, Step,
+};
 use super::validation::validate;
 use super::view::BindingView;
 use crate::api::duration;
@@ -40,7 +42,7 @@ pub fn decide(f: &Facts) -> Step {
         None => match validate(f.placement, &f.eviction.spec.cluster_name, f.bindings) {
             Err(why) => {
                 let mut update = StatusUpdate::terminal(vec![invalid_because(why)]);
-                update.confirm = why.needs_confirmation();
+                update.confirm = why.needs_confirmation().then_some(Confirm::Absence);
                 return Step::Write(update);
             }
             Ok(target) => target,
@@ -413,7 +415,7 @@ fn finish(
     update.terminal = true;
     // MissingPlacement and budget refusals are drawn from the cached bindings: confirmed
     // against the API before they become final.
-    update.confirm = !executed && reason == REASON_NOT_EXECUTED;
+    update.confirm = (!executed && reason == REASON_NOT_EXECUTED).then_some(Confirm::Refusal);
     Step::Write(update)
 }
 

@@ -789,7 +789,10 @@ fn invalid_writes_only_valid(rule: &str) {
         "{rule}: only Valid"
     );
     let write = steps.iter().find_map(updates).expect("write");
-    assert!(write.confirm, "{rule}: MissingCRB is confirmed first");
+    assert!(
+        write.confirm.is_some(),
+        "{rule}: MissingCRB is confirmed first"
+    );
     assert!(!w.has_finalizer(), "{rule}: no finalizer left");
 }
 

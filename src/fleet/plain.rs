@@ -5,7 +5,7 @@ use super::conditions::{self, invalid_because, not_executed, valid};
 use super::execution::{Outcome, execution};
 use super::facts::{Facts, is_decided};
 use super::messages::*;
-use super::step::{BindingAction, BindingRef, StatusUpdate, Step};
+use super::step::{BindingAction, BindingRef, Confirm, StatusUpdate, Step};
 use super::validation::validate;
 
 pub fn decide(facts: &Facts) -> Step {
@@ -19,7 +19,7 @@ pub fn decide(facts: &Facts) -> Step {
     ) {
         Err(why) => {
             let mut update = StatusUpdate::terminal(vec![invalid_because(why)]);
-            update.confirm = why.needs_confirmation();
+            update.confirm = why.needs_confirmation().then_some(Confirm::Absence);
             return Step::Write(update);
         }
         Ok(target) => target,
@@ -30,7 +30,7 @@ pub fn decide(facts: &Facts) -> Step {
     let blocked = |message: String, from_cache: bool| {
         let mut update =
             StatusUpdate::terminal(vec![valid(), not_executed(REASON_NOT_EXECUTED, message)]);
-        update.confirm = from_cache;
+        update.confirm = from_cache.then_some(Confirm::Refusal);
         Step::Write(update)
     };
     match execution(target, facts) {

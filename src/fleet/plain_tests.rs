@@ -354,8 +354,8 @@ fn check(row: &Row) -> Result<(), String> {
             if wire(update) != want {
                 return Err(format!("conditions {:?}, want {want:?}", wire(update)));
             }
-            if update.confirm != *confirm {
-                return Err(format!("confirm {}, want {confirm}", update.confirm));
+            if update.confirm.is_some() != *confirm {
+                return Err(format!("confirm {:?}, want {confirm}", update.confirm));
             }
             if read_budget {
                 return Err("an invalid eviction read the budget".into());
@@ -404,8 +404,8 @@ fn check(row: &Row) -> Result<(), String> {
             // MisconfiguredPDB, blocked by the budget) is confirmed against the API before it
             // is written; an allowed verdict and "another eviction in progress" are not.
             let want_confirm = *status == "False" && *message != IN_PROGRESS;
-            if update.confirm != want_confirm {
-                return Err(format!("confirm {}, want {want_confirm}", update.confirm));
+            if update.confirm.is_some() != want_confirm {
+                return Err(format!("confirm {:?}, want {want_confirm}", update.confirm));
             }
             match (budget, read_budget) {
                 (BudgetUse::Read, false) => return Err("decided without the budget".into()),

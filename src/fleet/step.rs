@@ -55,6 +55,17 @@ pub enum BindingAction {
     RemoveSignal(BindingRef),
 }
 
+/// What a final verdict drawn from the cache must be confirmed with.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Confirm {
+    /// A placement or binding was not found: read the placement and list its bindings.
+    Absence,
+    /// A refusal drawn from the bindings' state (MissingPlacement, MisconfiguredPDB, a budget
+    /// refusal): read the placement and every binding the cache shows as not available —
+    /// only those can have become available meanwhile.
+    Refusal,
+}
+
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum ReservationChange {
     Keep,
@@ -82,9 +93,9 @@ pub struct StatusUpdate {
     pub reservation: ReservationChange,
     pub deadline: Option<Timestamp>,
     pub note: Option<Note>,
-    /// The verdict was drawn from cached state that may lag (an object's absence, a binding's
-    /// state, the availability the budget counted): confirm against the API before writing.
-    pub confirm: bool,
+    /// The verdict was drawn from cached state that may lag: confirm against the API before
+    /// writing it.
+    pub confirm: Option<Confirm>,
     /// The eviction reaches a terminal state with this write.
     pub terminal: bool,
 }
@@ -97,7 +108,7 @@ impl StatusUpdate {
             reservation: ReservationChange::Keep,
             deadline: None,
             note: None,
-            confirm: false,
+            confirm: None,
             terminal: false,
         }
     }

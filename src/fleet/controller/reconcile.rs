@@ -15,7 +15,9 @@ use crate::fleet::facts::{
 use crate::fleet::messages::{
     EXECUTED, PROGRESSING, REASON_NOT_EXECUTED, STAGE_WAITING_FOR_BUDGET,
 };
-use crate::fleet::step::{BindingAction, BindingRef, ReservationChange, StatusUpdate, Step};
+use crate::fleet::step::{
+    BindingAction, BindingRef, Confirm, ReservationChange, StatusUpdate, Step,
+};
 use crate::fleet::view::{BindingView, PlacementView};
 use crate::fleet::{extended, plain, status};
 use crate::runtime::clock::SharedClock;
@@ -130,8 +132,8 @@ struct Pass<'a> {
     cached_bindings: Vec<BindingView>,
     /// Read from the API at most once per pass, when a decision first needs it.
     budget: BudgetRead,
-    /// The picture was refreshed from the API to confirm a verdict drawn from the cache.
-    confirmed: bool,
+    /// How the picture was refreshed from the API to confirm a verdict drawn from the cache.
+    confirmed: Option<Confirm>,
 }
 
 impl<'a> Pass<'a> {
@@ -142,7 +144,7 @@ impl<'a> Pass<'a> {
             placement_view: ctx.caches.placements.read().get(placement),
             cached_bindings: ctx.caches.bindings.read().of_placement(placement),
             budget: BudgetRead::NotRead,
-            confirmed: false,
+            confirmed: None,
         }
     }
 
@@ -201,8 +203,8 @@ impl<'a> Pass<'a> {
                         .await?;
                 }
                 Step::Write(update) => {
-                    if update.confirm && !self.confirmed {
-                        self.confirm(&eviction).await?;
+                    if let Some(mode) = update.confirm.filter(|m| !self.has_confirmed(*m)) {
+                        self.confirm(&eviction, mode).await?;
                         continue;
                     }
                     let merged = status::merge(
@@ -296,23 +298,47 @@ impl<'a> Pass<'a> {
     async fn confirm(
         &mut self,
         eviction: &ClusterResourcePlacementEviction,
+        mode: Confirm,
     ) -> Result<(), ReconcileError> {
-        let placement = self
-            .ctx
-            .writer
+        let writer = &self.ctx.writer;
+        self.placement_view = writer
             .placement(self.placement)
             .await
             .map_err(api(eviction, "read placement"))?;
-        let bindings = self
-            .ctx
-            .writer
-            .bindings_of(self.placement)
-            .await
-            .map_err(api(eviction, "list bindings"))?;
-        self.placement_view = placement;
-        self.cached_bindings = bindings;
-        self.confirmed = true;
+        match mode {
+            Confirm::Absence => {
+                self.cached_bindings = writer
+                    .bindings_of(self.placement)
+                    .await
+                    .map_err(api(eviction, "list bindings"))?;
+            }
+            Confirm::Refusal => {
+                let mut fresh = Vec::with_capacity(self.cached_bindings.len());
+                for cached in std::mem::take(&mut self.cached_bindings) {
+                    if cached.deleting || cached.is_available() {
+                        fresh.push(cached);
+                        continue;
+                    }
+                    let read = writer.binding(&cached.name).await;
+                    fresh.extend(read.map_err(api(eviction, "read binding"))?);
+                }
+                self.cached_bindings = fresh;
+            }
+        }
+        self.confirmed = match (self.confirmed, mode) {
+            (Some(Confirm::Absence), _) => Some(Confirm::Absence),
+            (_, mode) => Some(mode),
+        };
         Ok(())
+    }
+
+    /// A full re-list confirms anything; a refresh of the unavailable bindings confirms
+    /// refusals.
+    fn has_confirmed(&self, mode: Confirm) -> bool {
+        matches!(
+            (self.confirmed, mode),
+            (Some(Confirm::Absence), _) | (Some(Confirm::Refusal), Confirm::Refusal)
+        )
     }
 
     /// Performs a binding action. `Ok(false)`: the binding changed under us; the ledger now
