@@ -20,3 +20,5 @@ pub mod readiness;
 pub mod run;
 pub mod shutdown;
 pub mod telemetry;
+pub mod watch_cache;
+pub mod work_queue;

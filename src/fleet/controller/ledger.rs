@@ -5,7 +5,7 @@
 
 use crate::api::eviction::ClusterResourcePlacementEviction;
 use crate::fleet::view::BindingView;
-use std::cmp::Ordering;
+use crate::runtime::watch_cache::is_newer;
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, PoisonError};
 
@@ -111,18 +111,8 @@ impl Ledger {
     }
 }
 
-/// `ours` is newer than `cached`. resourceVersions are opaque to clients in general, but
-/// every server we talk to issues increasing integers; if either is not one, trust our write
-/// until the cache shows the very same version.
 fn newer(ours: &Option<String>, cached: &Option<String>) -> bool {
-    match (ours.as_deref(), cached.as_deref()) {
-        (Some(o), Some(c)) => match (o.parse::<u64>(), c.parse::<u64>()) {
-            (Ok(o), Ok(c)) => o.cmp(&c) == Ordering::Greater,
-            _ => o != c,
-        },
-        (Some(_), None) => true,
-        _ => false,
-    }
+    is_newer(ours.as_deref(), cached.as_deref())
 }
 
 #[derive(Debug, PartialEq)]

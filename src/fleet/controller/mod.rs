@@ -5,14 +5,13 @@
 pub mod cache;
 pub mod ledger;
 pub mod metrics;
-pub mod queue;
 pub mod reconcile;
 pub mod writes;
 
 use self::cache::Caches;
 use self::ledger::Ledger;
 use self::metrics::{CONTROLLER, EvictionMetrics, Telemetry};
-use self::queue::WorkQueue;
+use crate::runtime::work_queue::WorkQueue;
 use self::reconcile::{Context, reconcile};
 use self::writes::Writer;
 use crate::runtime::clock::SharedClock;

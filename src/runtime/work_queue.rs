@@ -1,5 +1,6 @@
-//! The work queue, keyed by placement name: decisions for one placement are serialised (a
-//! key is handed to at most one worker at a time) and different placements run in parallel.
+//! The work queue of both controllers, keyed by placement (fleet) or job (pod): decisions for
+//! one key are serialised (a key is handed to at most one worker at a time) and different
+//! keys run in parallel.
 //! A key added while it is being worked on is worked on again afterwards, so no change is
 //! missed. Timers (ttl deadlines) run on the shared clock.
 
@@ -30,6 +31,12 @@ pub struct WorkQueue {
     state: Arc<Mutex<State>>,
     notify: Arc<Notify>,
     clock: SharedClock,
+}
+
+impl crate::runtime::watch_cache::Touch for WorkQueue {
+    fn touch(&self, key: &str) {
+        self.add(key);
+    }
 }
 
 impl WorkQueue {
