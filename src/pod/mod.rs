@@ -22,6 +22,7 @@
 //! jobs past their gates, and such jobs run through [`next_step`] like any other.
 
 pub mod arbitration;
+pub mod executor;
 pub mod facts;
 pub mod messages;
 pub mod next_step;

@@ -7,8 +7,11 @@
 
 use crate::fleet::controller::metrics::EvictionMetrics;
 use crate::member::MemberMetrics;
+use crate::pod::executor::metrics::PodMetrics;
 use prometheus::core::Collector;
-use prometheus::{Encoder, IntGaugeVec, Opts, Registry, TextEncoder};
+use prometheus::{
+    Encoder, HistogramOpts, HistogramVec, IntCounterVec, IntGaugeVec, Opts, Registry, TextEncoder,
+};
 
 #[derive(Debug, thiserror::Error)]
 pub enum MetricsError {
@@ -26,19 +29,23 @@ pub struct Metrics {
     pub process: ProcessMetrics,
     pub eviction: EvictionMetrics,
     pub member: MemberMetrics,
+    pub pod: PodMetrics,
 }
 
 impl Metrics {
     pub fn new() -> Result<Self, MetricsError> {
         let registry = Registry::new();
         let process = ProcessMetrics::register(&registry)?;
-        let eviction = EvictionMetrics::register(&registry)?;
+        let shared = ControllerFamilies::register(&registry)?;
+        let eviction = EvictionMetrics::register(&registry, &shared)?;
+        let pod = PodMetrics::register(&registry, &shared)?;
         let member = MemberMetrics::register(&registry)?;
         Ok(Self {
             registry,
             process,
             eviction,
             member,
+            pod,
         })
     }
 
@@ -103,6 +110,80 @@ impl ProcessMetrics {
             .with_label_values(&[lease_name])
             .set(i64::from(is_leader));
     }
+}
+
+/// The families both controllers report into, told apart by their `controller` (or `level`)
+/// label: controller-runtime's, which dashboards expect, and the gate wait.
+#[derive(Debug, Clone)]
+pub struct ControllerFamilies {
+    pub reconcile_total: IntCounterVec,
+    pub reconcile_errors_total: IntCounterVec,
+    pub reconcile_time_seconds: HistogramVec,
+    pub active_workers: IntGaugeVec,
+    /// `fleet_eviction_gate_wait_seconds{level}`, level = fleet|pod.
+    pub gate_wait_seconds: HistogramVec,
+}
+
+impl ControllerFamilies {
+    pub fn register(registry: &Registry) -> Result<Self, MetricsError> {
+        Ok(ControllerFamilies {
+            reconcile_total: register(
+                registry,
+                counter(
+                    "controller_runtime_reconcile_total",
+                    "Reconciliations per controller and result.",
+                    &["controller", "result"],
+                ),
+            )?,
+            reconcile_errors_total: register(
+                registry,
+                counter(
+                    "controller_runtime_reconcile_errors_total",
+                    "Reconciliations that failed.",
+                    &["controller"],
+                ),
+            )?,
+            reconcile_time_seconds: register(
+                registry,
+                histogram(
+                    "controller_runtime_reconcile_time_seconds",
+                    "Time per reconciliation.",
+                    &["controller"],
+                ),
+            )?,
+            active_workers: register(
+                registry,
+                IntGaugeVec::new(
+                    Opts::new(
+                        "controller_runtime_active_workers",
+                        "Workers currently reconciling.",
+                    ),
+                    &["controller"],
+                ),
+            )?,
+            gate_wait_seconds: register(
+                registry,
+                histogram(
+                    "fleet_eviction_gate_wait_seconds",
+                    "Time from waiting on gates to their opening.",
+                    &["level"],
+                ),
+            )?,
+        })
+    }
+}
+
+pub fn counter(name: &str, help: &str, labels: &[&str]) -> prometheus::Result<IntCounterVec> {
+    IntCounterVec::new(Opts::new(name, help), labels)
+}
+
+/// Buckets from 5 ms to an hour: reconciles take milliseconds, gates and hand-offs minutes.
+pub fn histogram(name: &str, help: &str, labels: &[&str]) -> prometheus::Result<HistogramVec> {
+    let buckets = vec![
+        0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0, 60.0, 300.0, 900.0,
+        3600.0,
+    ];
+    HistogramVec::new(HistogramOpts::new(name, help).buckets(buckets), labels)
 }
 
 /// Registers a freshly built family and hands it back, so a group's constructor reads as a

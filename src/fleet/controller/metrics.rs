@@ -4,11 +4,9 @@
 use crate::api::eviction::{ClusterResourcePlacementEviction, EvictionStatus};
 use crate::fleet::facts::{condition, holds_reservation};
 use crate::fleet::messages::{EXECUTED, PROGRESSING, STAGE_WAITING_FOR_CONDITIONS, VALID};
-use crate::runtime::metrics::{MetricsError, register};
+use crate::runtime::metrics::{ControllerFamilies, MetricsError, counter, histogram, register};
 use k8s_openapi::jiff::Timestamp;
-use prometheus::{
-    GaugeVec, HistogramOpts, HistogramVec, IntCounterVec, IntGaugeVec, Opts, Registry,
-};
+use prometheus::{GaugeVec, HistogramVec, IntCounterVec, IntGaugeVec, Opts, Registry};
 use std::collections::{HashMap, HashSet};
 use std::sync::{Mutex, PoisonError};
 
@@ -29,55 +27,16 @@ pub struct EvictionMetrics {
     pub workload_eviction_complete: GaugeVec,
 }
 
-fn counter(name: &str, help: &str, labels: &[&str]) -> prometheus::Result<IntCounterVec> {
-    IntCounterVec::new(Opts::new(name, help), labels)
-}
-
-fn histogram(name: &str, help: &str, labels: &[&str]) -> prometheus::Result<HistogramVec> {
-    let buckets = vec![
-        0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0, 60.0, 300.0, 900.0,
-        3600.0,
-    ];
-    HistogramVec::new(HistogramOpts::new(name, help).buckets(buckets), labels)
-}
-
 impl EvictionMetrics {
-    pub fn register(registry: &Registry) -> Result<Self, MetricsError> {
+    pub fn register(
+        registry: &Registry,
+        shared: &ControllerFamilies,
+    ) -> Result<Self, MetricsError> {
         Ok(EvictionMetrics {
-            reconcile_total: register(
-                registry,
-                counter(
-                    "controller_runtime_reconcile_total",
-                    "Reconciliations per controller and result.",
-                    &["controller", "result"],
-                ),
-            )?,
-            reconcile_errors_total: register(
-                registry,
-                counter(
-                    "controller_runtime_reconcile_errors_total",
-                    "Reconciliations that failed.",
-                    &["controller"],
-                ),
-            )?,
-            reconcile_time_seconds: register(
-                registry,
-                histogram(
-                    "controller_runtime_reconcile_time_seconds",
-                    "Time per reconciliation.",
-                    &["controller"],
-                ),
-            )?,
-            active_workers: register(
-                registry,
-                IntGaugeVec::new(
-                    Opts::new(
-                        "controller_runtime_active_workers",
-                        "Workers currently reconciling.",
-                    ),
-                    &["controller"],
-                ),
-            )?,
+            reconcile_total: shared.reconcile_total.clone(),
+            reconcile_errors_total: shared.reconcile_errors_total.clone(),
+            reconcile_time_seconds: shared.reconcile_time_seconds.clone(),
+            active_workers: shared.active_workers.clone(),
             evictions_total: register(
                 registry,
                 counter(
@@ -112,14 +71,7 @@ impl EvictionMetrics {
                     &["decision"],
                 ),
             )?,
-            gate_wait_seconds: register(
-                registry,
-                histogram(
-                    "fleet_eviction_gate_wait_seconds",
-                    "Time from waiting on gates to their opening.",
-                    &["level"],
-                ),
-            )?,
+            gate_wait_seconds: shared.gate_wait_seconds.clone(),
             workload_eviction_complete: register(
                 registry,
                 GaugeVec::new(
