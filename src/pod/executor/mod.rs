@@ -4,7 +4,9 @@
 //! one serialised pass per member; timers on the shared clock bring jobs back at their ttl,
 //! retry and garbage-collection times.
 
+pub mod bucket;
 pub mod metrics;
+pub mod workloads;
 
 use crate::pod::arbitration::Limits;
 use crate::pod::facts::Settings;
