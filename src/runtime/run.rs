@@ -7,7 +7,7 @@ use std::process::ExitCode;
 use std::sync::Arc;
 
 use super::cli::EXIT_USAGE;
-use super::clock::SystemClock;
+use super::clock::{SharedClock, SystemClock};
 use super::crd_check::{self, CrdCheckError};
 use super::http::{self, HttpError, HttpState};
 use super::kubeconfig::{self, KubeconfigError};
@@ -18,7 +18,8 @@ use super::readiness::Readiness;
 use super::shutdown::{self, Shutdown, ShutdownTrigger};
 use super::telemetry::{self, TelemetryError};
 use crate::fleet::controller::{ControllerOptions, EvictionController};
-use crate::member::{MemberRegistry, MemberWork, RegistryOptions, RunningWork};
+use crate::member::{MemberRegistry, RegistryOptions};
+use crate::pod::executor::work::ExecutorWork;
 
 #[derive(Debug, thiserror::Error)]
 pub enum RunError {
@@ -266,8 +267,8 @@ impl Acting {
     }
 }
 
-/// The member registry: members discovered and probed; each member's PodMigrationJob
-/// executor is not built yet, so nothing acts on the members.
+/// The member registry: members discovered and probed, one PodMigrationJob executor per
+/// registered member.
 fn start_member_registry(
     args: &RunArgs,
     client: kube::Client,
@@ -278,32 +279,9 @@ fn start_member_registry(
         probe_interval: args.member_probe_interval,
         clock: Arc::new(SystemClock),
     };
-    MemberRegistry::start(
-        client,
-        options,
-        Arc::new(NoExecutorYet),
-        metrics.member.clone(),
-    )
-}
-
-/// The work of a registered member until its PodMigrationJob executor exists: nothing but
-/// saying so, once per member.
-struct NoExecutorYet;
-
-impl MemberWork for NoExecutorYet {
-    fn start(&self, member: &str, _client: kube::Client) -> Box<dyn RunningWork> {
-        tracing::info!(
-            member,
-            "member registered; its PodMigrationJob executor is not built yet"
-        );
-        Box::new(NoExecutorYet)
-    }
-}
-
-impl RunningWork for NoExecutorYet {
-    fn stop(self: Box<Self>) -> futures::future::BoxFuture<'static, ()> {
-        Box::pin(async {})
-    }
+    let clock: SharedClock = Arc::new(SystemClock);
+    let work = ExecutorWork::new(&args.pmj, clock, metrics.pod.clone());
+    MemberRegistry::start(client, options, Arc::new(work), metrics.member.clone())
 }
 
 /// The eviction controller as `run` configures it; the embedded fleet attaches the same.

@@ -6,6 +6,7 @@
 
 pub mod bucket;
 pub mod metrics;
+pub mod work;
 pub mod workloads;
 
 use crate::pod::arbitration::Limits;
