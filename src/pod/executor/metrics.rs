@@ -2,7 +2,7 @@
 //! families with `controller="podmigrationjob-controller"`, and the pod level's own.
 
 use crate::runtime::metrics::{ControllerFamilies, MetricsError, counter, register};
-use prometheus::{HistogramOpts, HistogramVec, IntCounterVec, Registry};
+use prometheus::{Histogram, HistogramOpts, HistogramVec, IntCounterVec, Registry};
 
 /// Our name for the executor in controller-runtime's families.
 pub const CONTROLLER: &str = "podmigrationjob-controller";
@@ -19,7 +19,7 @@ pub struct PodMetrics {
     /// and reason (an empty reason on success, as the status has it).
     pub pmj_total: IntCounterVec,
     /// `fleet_eviction_pmj_duration_seconds`: creation to the end we wrote.
-    pub pmj_duration_seconds: HistogramVec,
+    pub pmj_duration_seconds: Histogram,
     /// `fleet_eviction_pod_evictions_total{member,policy,result}`: every eviction, delete,
     /// soft eviction and hand-off call, by its result (accepted, refused, gone, error).
     pub pod_evictions_total: IntCounterVec,
@@ -52,13 +52,12 @@ impl PodMetrics {
             )?,
             pmj_duration_seconds: register(
                 registry,
-                HistogramVec::new(
+                Histogram::with_opts(
                     HistogramOpts::new(
                         "fleet_eviction_pmj_duration_seconds",
                         "Time from a PodMigrationJob's creation to the end the executor wrote.",
                     )
                     .buckets(duration_buckets),
-                    &[],
                 ),
             )?,
             pod_evictions_total: register(

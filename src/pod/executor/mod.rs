@@ -4,17 +4,37 @@
 //! one serialised pass per member; timers on the shared clock bring jobs back at their ttl,
 //! retry and garbage-collection times.
 
+mod admission;
 pub mod bucket;
+pub mod caches;
 pub mod metrics;
+mod reconcile;
+pub mod routes;
+mod state;
+mod sweep;
 pub mod work;
 pub mod workloads;
+pub mod writes;
 
+use self::bucket::TokenBucket;
+use self::caches::Caches;
+use self::metrics::{CONTROLLER, PodMetrics};
+use self::routes::{
+    ADMISSION, JobChanges, NamespaceChanges, Nothing, PdbChanges, PodChanges, Routes,
+};
+use self::state::State;
+use self::workloads::Workloads;
+use self::writes::Writer;
 use crate::pod::arbitration::Limits;
-use crate::pod::facts::Settings;
+use crate::pod::facts::{ReservationApi, Settings};
 use crate::runtime::clock::SharedClock;
 use crate::runtime::options::PmjArgs;
-use metrics::PodMetrics;
+use crate::runtime::watch_cache::{Cache, Index, Touch};
+use crate::runtime::work_queue::WorkQueue;
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
+use tokio::task::JoinHandle;
 
 /// How the executor of one member runs.
 #[derive(Debug, Clone)]
@@ -54,24 +74,292 @@ impl ExecutorOptions {
     }
 }
 
+/// How long the pod watch keeps running after the last active job ended: a member draining
+/// job after job should not relist its pods between every two.
+const POD_WATCH_LINGER: Duration = Duration::from_secs(30);
+/// The first retry after a failed pass; doubled per failure up to [`MAX_BACKOFF`].
+const FIRST_BACKOFF: Duration = Duration::from_millis(50);
+const MAX_BACKOFF: Duration = Duration::from_secs(30);
+
+/// Everything a pass reads and writes through.
+pub struct Context {
+    member: String,
+    client: kube::Client,
+    caches: Arc<Caches>,
+    queue: WorkQueue,
+    writer: Writer,
+    workloads: Workloads,
+    bucket: TokenBucket,
+    settings: Settings,
+    limits: Limits,
+    clock: SharedClock,
+    metrics: PodMetrics,
+    state: Arc<State>,
+    reservation_api: tokio::sync::Mutex<Option<ReservationApi>>,
+}
+
 /// A running executor; dropping it stops it.
 pub struct Executor {
-    _metrics: PodMetrics,
+    caches: Arc<Caches>,
+    queue: WorkQueue,
+    tasks: Vec<JoinHandle<()>>,
 }
 
 impl Executor {
-    /// Starts the watches at once and the workers once the caches have synced.
-    pub fn start(
-        _client: kube::Client,
-        _options: ExecutorOptions,
-        metrics: PodMetrics,
-    ) -> Executor {
-        Executor { _metrics: metrics }
+    /// Starts the watches at once and the workers once the caches have synced: no decision is
+    /// made on a partial view of the member.
+    pub fn start(client: kube::Client, options: ExecutorOptions, metrics: PodMetrics) -> Executor {
+        let caches = Arc::new(Caches::default());
+        let queue = WorkQueue::new(options.clock.clone());
+        let state = Arc::new(State::default());
+        let routes = Routes {
+            caches: caches.clone(),
+            queue: queue.clone(),
+            state: state.clone(),
+        };
+        let member = options.member.clone();
+        let mut tasks = vec![
+            follow(
+                &caches,
+                |c| &c.jobs,
+                &client,
+                JobChanges(routes.clone()),
+                "podmigrationjobs",
+                &member,
+            ),
+            follow(
+                &caches,
+                |c| &c.pdbs,
+                &client,
+                PdbChanges(routes.clone()),
+                "poddisruptionbudgets",
+                &member,
+            ),
+            follow(
+                &caches,
+                |c| &c.profiles,
+                &client,
+                Nothing,
+                "podmigrationjobprofiles",
+                &member,
+            ),
+            follow(
+                &caches,
+                |c| &c.namespaces,
+                &client,
+                NamespaceChanges(routes.clone()),
+                "namespaces",
+                &member,
+            ),
+        ];
+        tasks.push(tokio::spawn(pod_watch(
+            client.clone(),
+            routes.clone(),
+            member.clone(),
+        )));
+        metrics
+            .active_workers
+            .with_label_values(&[CONTROLLER])
+            .set(0);
+        let ctx = Arc::new(Context {
+            member,
+            client: client.clone(),
+            caches: caches.clone(),
+            queue: queue.clone(),
+            writer: Writer::new(client.clone()),
+            workloads: Workloads::new(client),
+            bucket: TokenBucket::new(options.evict_qps, options.evict_burst),
+            settings: options.settings,
+            limits: options.limits,
+            clock: options.clock,
+            metrics,
+            state,
+            reservation_api: tokio::sync::Mutex::new(None),
+        });
+        let workers = options.workers.max(1);
+        let sweep_interval = options.sweep_interval;
+        tasks.push(tokio::spawn(async move {
+            ctx.caches.wait_synced().await;
+            tracing::info!(member = %ctx.member, workers, "PodMigrationJob executor caches synced");
+            let failures = Arc::new(Mutex::new(HashMap::new()));
+            let mut handles: Vec<JoinHandle<()>> = (0..workers)
+                .map(|_| tokio::spawn(work(ctx.clone(), failures.clone())))
+                .collect();
+            handles.push(tokio::spawn(sweep::every(ctx.clone(), sweep_interval)));
+            let _aborts = AbortOnDrop(handles);
+            std::future::pending::<()>().await;
+        }));
+        Executor {
+            caches,
+            queue,
+            tasks,
+        }
     }
 
-    /// Resolves once every cache holds its first full list.
-    pub async fn synced(&self) {}
+    /// Resolves once every cache holds its first full list (the pods' once there are jobs).
+    pub async fn synced(&self) {
+        self.caches.wait_synced().await;
+    }
 
     /// Stops every task; resolves once they have ended.
-    pub async fn stop(self) {}
+    pub async fn stop(mut self) {
+        self.halt();
+        for task in std::mem::take(&mut self.tasks) {
+            let _ = task.await;
+        }
+    }
+
+    fn halt(&self) {
+        self.queue.close();
+        for task in &self.tasks {
+            task.abort();
+        }
+    }
+}
+
+impl Drop for Executor {
+    fn drop(&mut self) {
+        self.halt();
+    }
+}
+
+/// Aborts the tasks it holds when dropped (when the task owning it is aborted).
+struct AbortOnDrop(Vec<JoinHandle<()>>);
+
+impl Drop for AbortOnDrop {
+    fn drop(&mut self) {
+        for handle in &self.0 {
+            handle.abort();
+        }
+    }
+}
+
+fn follow<I: Index, T: Touch + Send + 'static>(
+    caches: &Arc<Caches>,
+    pick: fn(&Caches) -> &Cache<I>,
+    client: &kube::Client,
+    touch: T,
+    what: &'static str,
+    member: &str,
+) -> JoinHandle<()> {
+    let (caches, client) = (caches.clone(), client.clone());
+    let span = tracing::info_span!("member", member = %member);
+    tokio::spawn(tracing::Instrument::instrument(
+        async move { pick(&caches).follow(client, &touch, what).await },
+        span,
+    ))
+}
+
+/// Runs the pod watch while the member has active jobs (§2 "Start a member's pod watch only
+/// while it has active jobs"), and a while after, then drops the pods it held.
+async fn pod_watch(client: kube::Client, routes: Routes, member: String) {
+    let mut running: Option<(JoinHandle<()>, JoinHandle<()>)> = None;
+    let mut idle_since: Option<tokio::time::Instant> = None;
+    loop {
+        let active = routes.caches.jobs.read().has_active();
+        if active {
+            idle_since = None;
+            if running.is_none() {
+                tracing::debug!(member = %member, "starting the pod watch");
+                let watch = follow(
+                    &routes.caches,
+                    |c| &c.pods,
+                    &client,
+                    PodChanges(routes.clone()),
+                    "pods",
+                    &member,
+                );
+                running = Some((
+                    watch,
+                    tokio::spawn(requeue_when_pods_synced(routes.clone())),
+                ));
+            }
+        } else if running.is_some() {
+            let since = *idle_since.get_or_insert_with(tokio::time::Instant::now);
+            if since.elapsed() >= POD_WATCH_LINGER
+                && let Some((watch, requeue)) = running.take()
+            {
+                tracing::debug!(member = %member, "stopping the pod watch: no active jobs");
+                watch.abort();
+                requeue.abort();
+                routes.caches.pods.reset();
+                idle_since = None;
+            }
+        }
+        tokio::select! {
+            () = routes.state.pod_watch.notified() => {}
+            () = tokio::time::sleep(Duration::from_secs(1)) => {}
+        }
+    }
+}
+
+/// Once the pods are known, every active job and the admission pass are decided again.
+async fn requeue_when_pods_synced(routes: Routes) {
+    routes.caches.pods.wait_synced().await;
+    for job in routes.caches.jobs.read().active() {
+        routes.queue.add(&job);
+    }
+    routes.queue.add(ADMISSION);
+}
+
+type Failures = Arc<Mutex<HashMap<String, u32>>>;
+
+async fn work(ctx: Arc<Context>, failures: Failures) {
+    let metrics = ctx.metrics.clone();
+    while let Some(key) = ctx.queue.next().await {
+        metrics
+            .active_workers
+            .with_label_values(&[CONTROLLER])
+            .inc();
+        let timer = metrics
+            .reconcile_time_seconds
+            .with_label_values(&[CONTROLLER])
+            .start_timer();
+        let span = tracing::info_span!("reconcile", member = %ctx.member, job = %key);
+        let result = tracing::Instrument::instrument(reconcile::reconcile(&ctx, &key), span).await;
+        timer.observe_duration();
+        let mut failed = failures.lock().unwrap_or_else(PoisonError::into_inner);
+        match result {
+            Ok(wake) => {
+                failed.remove(&key);
+                let outcome = match wake {
+                    Some(at) => {
+                        ctx.queue.add_at(&key, at);
+                        "requeue_after"
+                    }
+                    None => "success",
+                };
+                metrics
+                    .reconcile_total
+                    .with_label_values(&[CONTROLLER, outcome])
+                    .inc();
+            }
+            Err(e) => {
+                let count = failed.entry(key.clone()).or_insert(0);
+                *count += 1;
+                let delay = backoff(*count);
+                tracing::warn!(member = %ctx.member, job = %key, error = e.metric_label(), retry_in_ms = delay.as_millis() as u64, "{e}");
+                metrics
+                    .reconcile_total
+                    .with_label_values(&[CONTROLLER, "error"])
+                    .inc();
+                metrics
+                    .reconcile_errors_total
+                    .with_label_values(&[CONTROLLER])
+                    .inc();
+                ctx.queue.add_after(&key, delay);
+            }
+        }
+        drop(failed);
+        ctx.queue.done(&key);
+        metrics
+            .active_workers
+            .with_label_values(&[CONTROLLER])
+            .dec();
+    }
+}
+
+fn backoff(failures: u32) -> Duration {
+    let factor = 2u32.saturating_pow(failures.saturating_sub(1).min(16));
+    FIRST_BACKOFF.saturating_mul(factor).min(MAX_BACKOFF)
 }

@@ -1,0 +1,126 @@
+//! What the executor keeps in memory between passes, beside its caches: our own job writes
+//! until the watch shows them (read-your-writes), admissions granted but not yet written,
+//! refused evictions' retry times, and what is reported only once.
+
+use crate::api::migration::PodMigrationJob;
+use crate::pod::facts::passed_arbitration;
+use crate::runtime::watch_cache::is_newer;
+use k8s_openapi::jiff::Timestamp;
+use std::collections::{HashMap, HashSet};
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use tokio::sync::Notify;
+
+/// Refused evictions of one job in a row, and when to try again.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Retry {
+    pub refusals: u32,
+    pub at: Timestamp,
+}
+
+#[derive(Debug, Default)]
+pub struct State {
+    written: Mutex<HashMap<String, Arc<PodMigrationJob>>>,
+    /// Admitted by the admission pass; counted as admitted until the job's own annotation
+    /// shows in the cache (or the job ends), so two passes never hand out one slot twice.
+    grants: Mutex<HashSet<String>>,
+    retries: Mutex<HashMap<String, Retry>>,
+    /// Jobs already reported as left alone (log once, count once).
+    ignored: Mutex<HashSet<String>>,
+    /// When each job started waiting for its gates (`fleet_eviction_gate_wait_seconds`).
+    gate_waits: Mutex<HashMap<String, Timestamp>>,
+    /// Poked on every job change: the pod watch runs only while jobs are active.
+    pub pod_watch: Notify,
+}
+
+fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+impl State {
+    /// The job as we last know it: our write if the cache has not caught up with it yet.
+    pub fn job(&self, cached: Arc<PodMigrationJob>) -> Arc<PodMigrationJob> {
+        let name = cached.metadata.name.clone().unwrap_or_default();
+        let mut written = lock(&self.written);
+        match written.get(&name) {
+            Some(ours)
+                if is_newer(
+                    ours.metadata.resource_version.as_deref(),
+                    cached.metadata.resource_version.as_deref(),
+                ) =>
+            {
+                ours.clone()
+            }
+            Some(_) => {
+                written.remove(&name);
+                cached
+            }
+            None => cached,
+        }
+    }
+
+    pub fn remember(&self, job: PodMigrationJob) -> Arc<PodMigrationJob> {
+        let name = job.metadata.name.clone().unwrap_or_default();
+        let job = Arc::new(job);
+        lock(&self.written).insert(name, job.clone());
+        job
+    }
+
+    /// Forgets everything about a job (deleted, or a write conflicted: re-read the cache).
+    pub fn forget_write(&self, name: &str) {
+        lock(&self.written).remove(name);
+    }
+
+    pub fn forget(&self, name: &str) {
+        self.forget_write(name);
+        lock(&self.grants).remove(name);
+        lock(&self.retries).remove(name);
+        lock(&self.ignored).remove(name);
+        lock(&self.gate_waits).remove(name);
+    }
+
+    pub fn grant(&self, name: &str) {
+        lock(&self.grants).insert(name.to_string());
+    }
+
+    pub fn is_granted(&self, name: &str) -> bool {
+        lock(&self.grants).contains(name)
+    }
+
+    /// Keeps the grants of jobs still waiting for their admission to be written.
+    pub fn prune_grants(&self, active: &HashMap<String, Arc<PodMigrationJob>>) {
+        lock(&self.grants)
+            .retain(|name| active.get(name).is_some_and(|job| !passed_arbitration(job)));
+    }
+
+    pub fn retry(&self, name: &str) -> Option<Retry> {
+        lock(&self.retries).get(name).copied()
+    }
+
+    pub fn set_retry(&self, name: &str, retry: Retry) {
+        lock(&self.retries).insert(name.to_string(), retry);
+    }
+
+    /// A PDB changed in the job's namespace: try again at once (the count of refusals stays,
+    /// so a PDB that keeps refusing still backs off).
+    pub fn clear_retry(&self, name: &str) {
+        if let Some(retry) = lock(&self.retries).get_mut(name) {
+            retry.at = Timestamp::UNIX_EPOCH;
+        }
+    }
+
+    /// True the first time a job is reported as left alone.
+    pub fn first_ignore(&self, name: &str) -> bool {
+        lock(&self.ignored).insert(name.to_string())
+    }
+
+    pub fn gate_wait_started(&self, name: &str, now: Timestamp) {
+        lock(&self.gate_waits)
+            .entry(name.to_string())
+            .or_insert(now);
+    }
+
+    /// When the job began waiting for its gates, if it did; forgotten once read.
+    pub fn gate_wait_ended(&self, name: &str) -> Option<Timestamp> {
+        lock(&self.gate_waits).remove(name)
+    }
+}
