@@ -22,3 +22,4 @@ pub mod shutdown;
 pub mod telemetry;
 pub mod watch_cache;
 pub mod work_queue;
+pub mod worker;

@@ -15,15 +15,12 @@ pub const CONTROLLER: &str = "clusterresourceplacementeviction-controller";
 
 #[derive(Debug, Clone)]
 pub struct EvictionMetrics {
-    pub reconcile_total: IntCounterVec,
-    pub reconcile_errors_total: IntCounterVec,
-    pub reconcile_time_seconds: HistogramVec,
-    pub active_workers: IntGaugeVec,
+    /// controller-runtime's families and the gate wait, shared with the other level.
+    pub shared: ControllerFamilies,
     pub evictions_total: IntCounterVec,
     pub stage_duration_seconds: HistogramVec,
     pub budget_reservations: IntGaugeVec,
     pub budget_decisions_total: IntCounterVec,
-    pub gate_wait_seconds: HistogramVec,
     pub workload_eviction_complete: GaugeVec,
 }
 
@@ -33,10 +30,7 @@ impl EvictionMetrics {
         shared: &ControllerFamilies,
     ) -> Result<Self, MetricsError> {
         Ok(EvictionMetrics {
-            reconcile_total: shared.reconcile_total.clone(),
-            reconcile_errors_total: shared.reconcile_errors_total.clone(),
-            reconcile_time_seconds: shared.reconcile_time_seconds.clone(),
-            active_workers: shared.active_workers.clone(),
+            shared: shared.clone(),
             evictions_total: register(
                 registry,
                 counter(
@@ -71,7 +65,6 @@ impl EvictionMetrics {
                     &["decision"],
                 ),
             )?,
-            gate_wait_seconds: shared.gate_wait_seconds.clone(),
             workload_eviction_complete: register(
                 registry,
                 GaugeVec::new(
@@ -99,6 +92,7 @@ pub struct Telemetry {
 impl Telemetry {
     pub fn new(metrics: EvictionMetrics) -> Telemetry {
         metrics
+            .shared
             .active_workers
             .with_label_values(&[CONTROLLER])
             .set(0);
@@ -133,6 +127,7 @@ impl Telemetry {
                     .observe(seconds);
                 if stage == STAGE_WAITING_FOR_CONDITIONS {
                     self.metrics
+                        .shared
                         .gate_wait_seconds
                         .with_label_values(&["fleet"])
                         .observe(seconds);

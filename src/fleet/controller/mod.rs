@@ -15,8 +15,9 @@ use self::reconcile::{Context, reconcile};
 use self::writes::Writer;
 use crate::runtime::clock::SharedClock;
 use crate::runtime::work_queue::WorkQueue;
+use crate::runtime::worker::{self, Failures};
 use std::collections::HashMap;
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 use tokio::task::JoinHandle;
 
@@ -28,10 +29,6 @@ pub struct ControllerOptions {
     pub extended_ttl_default: Duration,
     pub clock: SharedClock,
 }
-
-/// The first retry after a failed pass; doubled per failure up to [`MAX_BACKOFF`].
-const FIRST_BACKOFF: Duration = Duration::from_millis(50);
-const MAX_BACKOFF: Duration = Duration::from_secs(30);
 
 /// A running controller; dropping it stops it.
 pub struct EvictionController {
@@ -121,87 +118,14 @@ fn follow<I: cache::Index>(
     tokio::spawn(async move { pick(&caches).follow(client, &queue, what).await })
 }
 
-type Failures = Arc<Mutex<HashMap<String, u32>>>;
-
 async fn work(ctx: Arc<Context>, queue: WorkQueue, failures: Failures) {
-    let metrics = &ctx.telemetry.metrics;
-    while let Some(placement) = queue.next().await {
-        metrics
-            .active_workers
-            .with_label_values(&[CONTROLLER])
-            .inc();
-        let timer = metrics
-            .reconcile_time_seconds
-            .with_label_values(&[CONTROLLER])
-            .start_timer();
-        let span = tracing::info_span!("reconcile", placement = %placement);
-        let result = tracing::Instrument::instrument(reconcile(&ctx, &placement), span).await;
-        timer.observe_duration();
-        let mut failed = failures.lock().unwrap_or_else(PoisonError::into_inner);
-        match result {
-            Ok(wake) => {
-                failed.remove(&placement);
-                let outcome = if let Some(at) = wake {
-                    queue.add_at(&placement, at);
-                    "requeue_after"
-                } else {
-                    "success"
-                };
-                metrics
-                    .reconcile_total
-                    .with_label_values(&[CONTROLLER, outcome])
-                    .inc();
-            }
-            Err(e) => {
-                let count = failed.entry(placement.clone()).or_insert(0);
-                *count += 1;
-                let delay = backoff(*count);
-                tracing::warn!(placement = %placement, error = e.metric_label(), retry_in_ms = delay.as_millis() as u64, "{e}");
-                metrics
-                    .reconcile_total
-                    .with_label_values(&[CONTROLLER, "error"])
-                    .inc();
-                metrics
-                    .reconcile_errors_total
-                    .with_label_values(&[CONTROLLER])
-                    .inc();
-                queue.add_after(&placement, delay);
-            }
+    let families = ctx.telemetry.metrics.shared.clone();
+    worker::work(queue, families, CONTROLLER, failures, |placement| {
+        let ctx = ctx.clone();
+        async move {
+            let span = tracing::info_span!("reconcile", placement = %placement);
+            tracing::Instrument::instrument(reconcile(&ctx, &placement), span).await
         }
-        drop(failed);
-        queue.done(&placement);
-        metrics
-            .active_workers
-            .with_label_values(&[CONTROLLER])
-            .dec();
-    }
-}
-
-fn backoff(failures: u32) -> Duration {
-    let factor = 2u32.saturating_pow(failures.saturating_sub(1).min(16));
-    FIRST_BACKOFF.saturating_mul(factor).min(MAX_BACKOFF)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn backoff_doubles_and_caps() {
-        let rows = [
-            (1, 50),
-            (2, 100),
-            (3, 200),
-            (10, 25_600),
-            (11, 30_000),
-            (40, 30_000),
-        ];
-        for (failures, ms) in rows {
-            assert_eq!(
-                backoff(failures),
-                Duration::from_millis(ms),
-                "after {failures} failures"
-            );
-        }
-    }
+    })
+    .await;
 }

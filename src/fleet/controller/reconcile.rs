@@ -52,8 +52,8 @@ pub enum ReconcileError {
     Unsettled(String),
 }
 
-impl ReconcileError {
-    pub fn metric_label(&self) -> &'static str {
+impl crate::runtime::worker::PassError for ReconcileError {
+    fn metric_label(&self) -> &'static str {
         match self {
             ReconcileError::Api { action, .. } => action,
             ReconcileError::Unsettled(_) => "unsettled",

@@ -2,19 +2,15 @@
 //! families with `controller="podmigrationjob-controller"`, and the pod level's own.
 
 use crate::runtime::metrics::{ControllerFamilies, MetricsError, counter, register};
-use prometheus::{Histogram, HistogramOpts, HistogramVec, IntCounterVec, Registry};
+use prometheus::{Histogram, HistogramOpts, IntCounterVec, Registry};
 
 /// Our name for the executor in controller-runtime's families.
 pub const CONTROLLER: &str = "podmigrationjob-controller";
 
 #[derive(Debug, Clone)]
 pub struct PodMetrics {
-    pub reconcile_total: IntCounterVec,
-    pub reconcile_errors_total: IntCounterVec,
-    pub reconcile_time_seconds: HistogramVec,
-    pub active_workers: prometheus::IntGaugeVec,
-    /// `level="pod"`.
-    pub gate_wait_seconds: HistogramVec,
+    /// controller-runtime's families and the gate wait, shared with the other level.
+    pub shared: ControllerFamilies,
     /// `fleet_eviction_pmj_total{member,phase,reason}`: jobs we ended, by their final phase
     /// and reason (an empty reason on success, as the status has it).
     pub pmj_total: IntCounterVec,
@@ -37,11 +33,7 @@ impl PodMetrics {
             0.01, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0, 60.0, 300.0, 900.0, 3600.0,
         ];
         Ok(PodMetrics {
-            reconcile_total: shared.reconcile_total.clone(),
-            reconcile_errors_total: shared.reconcile_errors_total.clone(),
-            reconcile_time_seconds: shared.reconcile_time_seconds.clone(),
-            active_workers: shared.active_workers.clone(),
-            gate_wait_seconds: shared.gate_wait_seconds.clone(),
+            shared: shared.clone(),
             pmj_total: register(
                 registry,
                 counter(

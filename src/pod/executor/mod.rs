@@ -31,8 +31,9 @@ use crate::runtime::clock::SharedClock;
 use crate::runtime::options::PmjArgs;
 use crate::runtime::watch_cache::{Cache, Index, Touch};
 use crate::runtime::work_queue::WorkQueue;
+use crate::runtime::worker::{self, Failures};
 use std::collections::HashMap;
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 use tokio::task::JoinHandle;
 
@@ -77,9 +78,6 @@ impl ExecutorOptions {
 /// How long the pod watch keeps running after the last active job ended: a member draining
 /// job after job should not relist its pods between every two.
 const POD_WATCH_LINGER: Duration = Duration::from_secs(30);
-/// The first retry after a failed pass; doubled per failure up to [`MAX_BACKOFF`].
-const FIRST_BACKOFF: Duration = Duration::from_millis(50);
-const MAX_BACKOFF: Duration = Duration::from_secs(30);
 
 /// Everything a pass reads and writes through.
 pub struct Context {
@@ -158,6 +156,7 @@ impl Executor {
             member.clone(),
         )));
         metrics
+            .shared
             .active_workers
             .with_label_values(&[CONTROLLER])
             .set(0);
@@ -302,64 +301,14 @@ async fn requeue_when_pods_synced(routes: Routes) {
     routes.queue.add(ADMISSION);
 }
 
-type Failures = Arc<Mutex<HashMap<String, u32>>>;
-
 async fn work(ctx: Arc<Context>, failures: Failures) {
-    let metrics = ctx.metrics.clone();
-    while let Some(key) = ctx.queue.next().await {
-        metrics
-            .active_workers
-            .with_label_values(&[CONTROLLER])
-            .inc();
-        let timer = metrics
-            .reconcile_time_seconds
-            .with_label_values(&[CONTROLLER])
-            .start_timer();
-        let span = tracing::info_span!("reconcile", member = %ctx.member, job = %key);
-        let result = tracing::Instrument::instrument(reconcile::reconcile(&ctx, &key), span).await;
-        timer.observe_duration();
-        let mut failed = failures.lock().unwrap_or_else(PoisonError::into_inner);
-        match result {
-            Ok(wake) => {
-                failed.remove(&key);
-                let outcome = match wake {
-                    Some(at) => {
-                        ctx.queue.add_at(&key, at);
-                        "requeue_after"
-                    }
-                    None => "success",
-                };
-                metrics
-                    .reconcile_total
-                    .with_label_values(&[CONTROLLER, outcome])
-                    .inc();
-            }
-            Err(e) => {
-                let count = failed.entry(key.clone()).or_insert(0);
-                *count += 1;
-                let delay = backoff(*count);
-                tracing::warn!(member = %ctx.member, job = %key, error = e.metric_label(), retry_in_ms = delay.as_millis() as u64, "{e}");
-                metrics
-                    .reconcile_total
-                    .with_label_values(&[CONTROLLER, "error"])
-                    .inc();
-                metrics
-                    .reconcile_errors_total
-                    .with_label_values(&[CONTROLLER])
-                    .inc();
-                ctx.queue.add_after(&key, delay);
-            }
+    let families = ctx.metrics.shared.clone();
+    worker::work(ctx.queue.clone(), families, CONTROLLER, failures, |key| {
+        let ctx = ctx.clone();
+        async move {
+            let span = tracing::info_span!("reconcile", member = %ctx.member, job = %key);
+            tracing::Instrument::instrument(reconcile::reconcile(&ctx, &key), span).await
         }
-        drop(failed);
-        ctx.queue.done(&key);
-        metrics
-            .active_workers
-            .with_label_values(&[CONTROLLER])
-            .dec();
-    }
-}
-
-fn backoff(failures: u32) -> Duration {
-    let factor = 2u32.saturating_pow(failures.saturating_sub(1).min(16));
-    FIRST_BACKOFF.saturating_mul(factor).min(MAX_BACKOFF)
+    })
+    .await;
 }

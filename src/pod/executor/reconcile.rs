@@ -30,8 +30,8 @@ pub struct ReconcileError {
     pub source: kube::Error,
 }
 
-impl ReconcileError {
-    pub fn metric_label(&self) -> &'static str {
+impl crate::runtime::worker::PassError for ReconcileError {
+    fn metric_label(&self) -> &'static str {
         self.what
     }
 }
@@ -306,6 +306,7 @@ fn gate_wait_over(ctx: &Context, name: &str) {
     if let Some(since) = ctx.state.gate_wait_ended(name) {
         let seconds = ctx.clock.now().duration_since(since).as_secs_f64().max(0.0);
         ctx.metrics
+            .shared
             .gate_wait_seconds
             .with_label_values(&["pod"])
             .observe(seconds);
