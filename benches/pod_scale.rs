@@ -39,7 +39,7 @@ use std::time::{Duration, Instant};
 const SYNC_LIMIT: Duration = Duration::from_secs(300);
 
 const USAGE: &str = "cargo bench --bench pod_scale -- [--members 100] [--jobs 10000] \
-[--nodes 10 (per member)] [--namespaces 4 (per member)] [--qps 10,1000 (one run each: \
+[--nodes 10 (per member)] [--namespaces 4 (per member)] [--layout mixed|bare] [--qps 10,1000 (one run each: \
 --pmj-evict-qps)] [--burst 1 (--pmj-evict-burst)] [--max-per-node 2] [--max-per-namespace \
 unlimited] [--max-globally unlimited] [--max-per-workload N|P%] [--max-unavailable-per-workload \
 N|P%] [--timeout 900 (s per run)] [--seed 1] [--quick (= --members 60 --jobs 1200)]
@@ -126,6 +126,11 @@ impl Args {
                 jobs: number("--jobs", jobs) as usize,
                 nodes: number("--nodes", 10.0) as usize,
                 namespaces: number("--namespaces", 4.0) as usize,
+                workloads: match value("--layout").as_deref() {
+                    None | Some("mixed") => true,
+                    Some("bare") => false,
+                    Some(other) => usage_error(format!("--layout: mixed or bare, not {other}")),
+                },
             },
             qps,
             burst: number("--burst", 1.0) as u32,
@@ -250,6 +255,9 @@ fn print_header(plan: &Plan, args: &Args) {
     let first = &plan.members[0];
     let describe = |kind: WorkloadKind| {
         let w: Vec<_> = first.workloads.iter().filter(|w| w.kind == kind).collect();
+        if w.is_empty() {
+            return format!("no {}", kind.name());
+        }
         let replicas: Vec<String> = w.iter().map(|w| w.replicas.to_string()).collect();
         let limits: Vec<String> = w
             .iter()
@@ -361,6 +369,7 @@ async fn run(plan: &Plan, args: &Args, qps: f64, failures: &mut Failures) -> Res
     fleet.hub.server.reset_accounting();
     let cpu_before = controller.cpu_time()?;
     let bench_cpu_before = controller::cpu_time("self")?;
+    let machine_before = controller::machine_busy()?;
     let per_member = plans.iter().map(|p| p.pods.len()).max().unwrap_or(0);
     let floor = per_member.saturating_sub(args.burst as usize) as f64 / qps;
     println!(
@@ -382,6 +391,14 @@ async fn run(plan: &Plan, args: &Args, qps: f64, failures: &mut Failures) -> Res
     let done = observer.wait_terminal(expected, args.timeout).await;
     let cpu = controller.cpu_time()?.saturating_sub(cpu_before);
     let bench_cpu = controller::cpu_time("self")?.saturating_sub(bench_cpu_before);
+    let machine = controller::machine_busy()?.saturating_sub(machine_before);
+    let burst_wall = Instant::now().saturating_duration_since(
+        created
+            .iter()
+            .map(|c| c.started)
+            .min()
+            .unwrap_or_else(Instant::now),
+    );
     if done < expected {
         failures.add(format!(
             "only {done} of {expected} jobs terminal within {:?}",
@@ -390,6 +407,7 @@ async fn run(plan: &Plan, args: &Args, qps: f64, failures: &mut Failures) -> Res
     }
     let timing = Timing::of(&created, &observer);
     print_timing(&timing);
+    print_handovers(&plans, &observer, &args.limits);
     print_outcomes(&observer, failures);
     print_arbitration(&observer, &args.limits, failures);
 
@@ -406,13 +424,23 @@ async fn run(plan: &Plan, args: &Args, qps: f64, failures: &mut Failures) -> Res
         Ok(text) => print_metrics(&text, expected),
         Err(e) => println!("  controller metrics: unavailable: {e}"),
     }
+    let cores = std::thread::available_parallelism().map_or(1, |c| c.get()) as f64;
     println!(
-        "  CPU during the burst (first create → all terminal): controller {:.2} s ({:.2} ms per \
-         job); bench process (sandbox servers + load + watches + check) {:.2} s",
+        "  CPU during the burst ({:.1} s wall, first create → all terminal): controller {:.2} s \
+         ({:.2} ms per job); bench process (sandbox servers + load + watches + check) {:.2} s; \
+         the whole machine {:.2} s busy of {:.1} s available, so other processes {:.2} s",
+        burst_wall.as_secs_f64(),
         cpu.as_secs_f64(),
         cpu.as_secs_f64() * 1000.0 / expected.max(1) as f64,
-        bench_cpu.as_secs_f64()
+        bench_cpu.as_secs_f64(),
+        machine.as_secs_f64(),
+        burst_wall.as_secs_f64() * cores,
+        machine
+            .saturating_sub(cpu)
+            .saturating_sub(bench_cpu)
+            .as_secs_f64()
     );
+    println!("  load average after the burst: {}", load_average());
     let memory = controller.memory_mib();
     let (levels, samples) = controller.complaints();
     let tail = controller.tail();
@@ -472,7 +500,62 @@ fn print_timing(timing: &Timing) {
     };
     line("creation→terminal", &timing.latencies);
     line("  of which creation→admitted", &timing.to_admitted);
-    line("  and admitted→terminal", &timing.admitted_to_terminal);
+    line("  admitted→Running", &timing.admitted_to_running);
+    line("  Running→terminal", &timing.running_to_terminal);
+}
+
+/// Workloads whose limit is 1 admit one job at a time: the gap between one job's terminal
+/// event and the next one's admission is the executor's hand-over time (negative: the next was
+/// admitted before the previous ended, an overlap the check reports).
+fn print_handovers(plans: &[Arc<plan::MemberPlan>], observer: &Observer, limits: &Limits) {
+    let mut gaps: Vec<f64> = Vec::new();
+    let mut chains = 0;
+    for (m, plan) in plans.iter().enumerate() {
+        for (w, workload) in plan.workloads.iter().enumerate() {
+            let limit = check::workload_limit(workload.replicas, limits.per_workload).min(
+                check::workload_limit(workload.replicas, limits.unavailable_per_workload),
+            );
+            if limit != 1 || workload.replicas < 2 {
+                continue;
+            }
+            chains += 1;
+            let mut seen: Vec<check::Seen> = (0..plan.pods.len())
+                .filter(|i| plan.pods[*i].workload == Some(w))
+                .map(|i| observer.seen(m, i))
+                .filter(|s| s.admitted.is_some() && s.terminal.is_some())
+                .collect();
+            seen.sort_by_key(|s| s.admitted);
+            for pair in seen.windows(2) {
+                let (Some(ended), Some(next)) = (pair[0].terminal, pair[1].admitted) else {
+                    continue;
+                };
+                let gap = if next >= ended {
+                    ms(next - ended)
+                } else {
+                    -ms(ended - next)
+                };
+                gaps.push(gap);
+            }
+        }
+    }
+    if gaps.is_empty() {
+        return;
+    }
+    gaps.sort_by(f64::total_cmp);
+    let pct = |p: f64| {
+        let rank = ((p / 100.0) * gaps.len() as f64).ceil() as usize;
+        gaps[rank.clamp(1, gaps.len()) - 1]
+    };
+    println!(
+        "  one-at-a-time workloads ({chains}, limit 1): previous job terminal → next admitted: p50 \
+         {:.0} ms, p99 {:.0} ms, max {:.0} ms over {} hand-overs; {} negative (admitted before \
+         the previous job ended)",
+        pct(50.0),
+        pct(99.0),
+        gaps.last().copied().unwrap_or_default(),
+        gaps.len(),
+        gaps.iter().filter(|g| **g < 0.0).count()
+    );
 }
 
 fn print_outcomes(observer: &Observer, failures: &mut Failures) {

@@ -73,6 +73,31 @@ pub fn cpu_time(pid: &str) -> Result<Duration, String> {
     ))
 }
 
+/// CPU time the whole machine spent busy so far (every core's user, nice, system, irq,
+/// softirq and steal time from /proc/stat).
+pub fn machine_busy() -> Result<Duration, String> {
+    let stat =
+        std::fs::read_to_string("/proc/stat").map_err(|e| format!("reading /proc/stat: {e}"))?;
+    let line = stat
+        .lines()
+        .find(|l| l.starts_with("cpu "))
+        .ok_or("/proc/stat has no cpu line")?;
+    let ticks: Vec<u64> = line
+        .split_whitespace()
+        .skip(1)
+        .filter_map(|f| f.parse().ok())
+        .collect();
+    // user nice system idle iowait irq softirq steal (guest time is within user).
+    let busy: u64 = ticks
+        .iter()
+        .take(8)
+        .enumerate()
+        .filter(|(i, _)| *i != 3 && *i != 4)
+        .map(|(_, t)| t)
+        .sum();
+    Ok(Duration::from_secs_f64(busy as f64 / clock_ticks() as f64))
+}
+
 fn clock_ticks() -> u64 {
     std::process::Command::new("getconf")
         .arg("CLK_TCK")

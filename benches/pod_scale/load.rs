@@ -72,8 +72,9 @@ pub struct Timing {
     pub latencies: Vec<Duration>,
     /// Creation→first seen admitted, sorted.
     pub to_admitted: Vec<Duration>,
-    /// First seen admitted→first seen terminal, sorted.
-    pub admitted_to_terminal: Vec<Duration>,
+    /// First seen admitted→first seen Running, and Running→terminal, sorted.
+    pub admitted_to_running: Vec<Duration>,
+    pub running_to_terminal: Vec<Duration>,
     /// From the first create call to the last terminal event.
     pub span: Duration,
     /// From the first create call to the last create call's start.
@@ -84,7 +85,8 @@ impl Timing {
     pub fn of(created: &[Created], observer: &Observer) -> Timing {
         let mut latencies = Vec::new();
         let mut to_admitted = Vec::new();
-        let mut admitted_to_terminal = Vec::new();
+        let mut admitted_to_running = Vec::new();
+        let mut running_to_terminal = Vec::new();
         let mut last = None;
         for c in created {
             let seen = observer.seen(c.member, c.job);
@@ -94,14 +96,18 @@ impl Timing {
             }
             if let Some(a) = seen.admitted {
                 to_admitted.push(a.saturating_duration_since(c.started));
-                if let Some(t) = seen.terminal {
-                    admitted_to_terminal.push(t.saturating_duration_since(a));
-                }
+            }
+            if let (Some(a), Some(r)) = (seen.admitted, seen.running) {
+                admitted_to_running.push(r.saturating_duration_since(a));
+            }
+            if let (Some(r), Some(t)) = (seen.running, seen.terminal) {
+                running_to_terminal.push(t.saturating_duration_since(r));
             }
         }
         latencies.sort();
         to_admitted.sort();
-        admitted_to_terminal.sort();
+        admitted_to_running.sort();
+        running_to_terminal.sort();
         let first = created.iter().map(|c| c.started).min();
         let last_start = created.iter().map(|c| c.started).max();
         let since_first = |t: Option<Instant>| match (first, t) {
@@ -111,7 +117,8 @@ impl Timing {
         Timing {
             latencies,
             to_admitted,
-            admitted_to_terminal,
+            admitted_to_running,
+            running_to_terminal,
             span: since_first(last),
             creating: since_first(last_start),
         }

@@ -10,6 +10,9 @@ pub struct Shape {
     pub jobs: usize,
     pub nodes: usize,
     pub namespaces: usize,
+    /// `false`: every pod without a controller (only the node, namespace and member limits
+    /// apply).
+    pub workloads: bool,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -101,8 +104,8 @@ impl Plan {
 }
 
 /// One member: `pods` pods in blocks per namespace; in each namespace half the pods belong to
-/// a Deployment `web`, a quarter to a StatefulSet `db`, the rest have no controller; pod k of
-/// the member runs on node (k mod nodes) + 1.
+/// a Deployment `web`, a quarter to a StatefulSet `db`, the rest have no controller (all of
+/// them without workloads); pod k of the member runs on node (k mod nodes) + 1.
 fn member(name: String, pods: usize, shape: Shape) -> MemberPlan {
     let namespaces: Vec<String> = (1..=shape.namespaces.max(1))
         .map(|i| format!("bench-{i}"))
@@ -117,8 +120,11 @@ fn member(name: String, pods: usize, shape: Shape) -> MemberPlan {
     let n = namespaces.len();
     for (j, namespace) in namespaces.iter().enumerate() {
         let in_namespace = pods / n + usize::from(j < pods % n);
-        let web = in_namespace / 2;
-        let db = in_namespace / 4;
+        let (web, db) = if shape.workloads {
+            (in_namespace / 2, in_namespace / 4)
+        } else {
+            (0, 0)
+        };
         let solo = in_namespace - web - db;
         if web > 0 {
             let w = plan.add_workload(WorkloadKind::Deployment, namespace, "web", web);

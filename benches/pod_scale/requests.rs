@@ -86,7 +86,11 @@ pub fn print(counts: &Counts, jobs: usize) {
             .map(|(code, n)| format!("{code}×{n}"))
             .collect::<Vec<_>>()
             .join(" ");
-        let resource = if resource.is_empty() { "-" } else { resource };
+        let resource = if resource.is_empty() {
+            "(no resource: /readyz…)"
+        } else {
+            resource
+        };
         println!(
             "    {verb:<7} {resource:<28} {n:>7}  ({:.3} per job)  {by_code}",
             per(n)
