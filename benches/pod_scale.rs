@@ -4,10 +4,16 @@
 //!
 //! The fleet is the sandbox's (hub + idle members registered as in production, each served
 //! over HTTP); every member gets nodes, namespaces, a Deployment and a StatefulSet per
-//! namespace and pods without a controller, all Running and Ready, and one plain job per pod.
-//! The controller is `fleet-eviction run` as its own process (fleet-level controller off):
-//! the member registry with one executor per member, exactly as `run` starts them. One run per
-//! `--qps` value, each on a fresh fleet with a fresh controller.
+//! namespace and pods without a controller (`--layout bare`: only those), all Running and
+//! Ready with `terminationGracePeriodSeconds: 0` so that an accepted eviction removes the pod
+//! at once, and one plain job per pod. The controller is `fleet-eviction run` as its own
+//! process (fleet-level controller off): the member registry with one executor per member,
+//! exactly as `run` starts them; its peak RSS is that process's alone. One run per `--qps`
+//! value, each on a fresh fleet with a fresh controller.
+//!
+//! Request counts are the member servers' own accounting, reset once every executor has
+//! synced and the bench's watches are open; the bench's job creates are subtracted, so what
+//! remains is the controller's (plus a bench watch that reconnects, which the table shows).
 //!
 //! Run with `cargo bench --bench pod_scale` (`-- --quick` for a smoke run; `-- --help` for
 //! every flag). Prints figures and asserts none of them. It exits non-zero only on a
