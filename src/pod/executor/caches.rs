@@ -5,7 +5,9 @@
 
 use crate::api::migration::PodMigrationJob;
 use crate::api::profile::PodMigrationJobProfile;
-use crate::pod::facts::{PdbView, PodView, Stage, passed_arbitration, stage};
+use crate::pod::facts::{
+    PdbView, PodView, Stage, has_cleanup_finalizer, passed_arbitration, stage,
+};
 use crate::runtime::watch_cache::{Cache, Index};
 use k8s_openapi::api::core::v1::{Namespace, Pod};
 use k8s_openapi::api::policy::v1::PodDisruptionBudget;
@@ -26,9 +28,15 @@ pub fn pod_ref(job: &PodMigrationJob) -> (String, String) {
     )
 }
 
-/// Not finished: the jobs the executor still drives (and that need the pod watch).
+/// Not finished: the jobs the executor still drives.
 pub fn is_active(job: &PodMigrationJob) -> bool {
     matches!(stage(job), Stage::Pending | Stage::Running)
+}
+
+/// Decisions about the job read its pod: it is active, or it still holds our finalizer (a
+/// finished job's cleanup must see the pod's marks).
+pub fn needs_pods(job: &PodMigrationJob) -> bool {
+    is_active(job) || has_cleanup_finalizer(job)
 }
 
 /// Waits for admission (§5): Pending and not yet admitted.
@@ -41,6 +49,7 @@ pub struct JobIndex {
     by_name: HashMap<String, Arc<PodMigrationJob>>,
     by_pod: HashMap<String, BTreeSet<String>>,
     by_namespace: HashMap<String, BTreeSet<String>>,
+    /// Jobs that [`needs_pods`]: while any exists, the pod watch runs.
     active: BTreeSet<String>,
     awaiting: BTreeSet<String>,
 }
@@ -60,7 +69,7 @@ impl Index for JobIndex {
         let (namespace, pod) = pod_ref(&job);
         link(&mut self.by_pod, pod_key(&namespace, &pod), &name);
         link(&mut self.by_namespace, namespace, &name);
-        if is_active(&job) {
+        if needs_pods(&job) {
             self.active.insert(name.clone());
         }
         if awaits_admission(&job) {
@@ -123,7 +132,7 @@ impl JobIndex {
             .collect()
     }
 
-    /// Names of the jobs not finished yet.
+    /// Names of the jobs that [`needs_pods`].
     pub fn active(&self) -> Vec<String> {
         self.active.iter().cloned().collect()
     }
@@ -141,7 +150,9 @@ impl JobIndex {
     pub fn active_jobs(&self) -> Vec<Arc<PodMigrationJob>> {
         self.active
             .iter()
-            .filter_map(|n| self.by_name.get(n).cloned())
+            .filter_map(|n| self.by_name.get(n))
+            .filter(|job| is_active(job))
+            .cloned()
             .collect()
     }
 
