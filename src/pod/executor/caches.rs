@@ -355,3 +355,100 @@ impl Caches {
         self.namespaces.wait_synced().await;
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn job(name: &str, pod: &str, extra: serde_json::Value) -> Arc<PodMigrationJob> {
+        let mut value = json!({
+            "metadata": {"name": name},
+            "spec": {"podRef": {"namespace": "shop", "name": pod}}
+        });
+        if let (Some(v), Some(e)) = (value.as_object_mut(), extra.as_object()) {
+            for (key, part) in e {
+                if let (Some(into), Some(part)) = (
+                    v.get_mut(key).and_then(|x| x.as_object_mut()),
+                    part.as_object(),
+                ) {
+                    into.extend(part.clone());
+                } else {
+                    v.insert(key.clone(), part.clone());
+                }
+            }
+        }
+        Arc::new(serde_json::from_value(value).expect("job"))
+    }
+
+    #[test]
+    fn job_index_tracks_lookups_and_what_needs_pods() {
+        let rows: Vec<(&str, Arc<PodMigrationJob>, bool, bool)> = vec![
+            (
+                "new job: active and awaiting admission",
+                job("a", "p1", json!({})),
+                true,
+                true,
+            ),
+            (
+                "paused: active, not awaiting",
+                job("b", "p1", json!({"spec": {"paused": true}})),
+                true,
+                false,
+            ),
+            (
+                "admitted: active, not awaiting",
+                job(
+                    "c",
+                    "p2",
+                    json!({"metadata": {"annotations": {"descheduler.koordinator.sh/passed-arbitration": "true"}}}),
+                ),
+                true,
+                false,
+            ),
+            (
+                "finished: neither",
+                job("d", "p3", json!({"status": {"phase": "Succeeded"}})),
+                false,
+                false,
+            ),
+            (
+                "finished with our finalizer: needs pods for its cleanup",
+                job(
+                    "e",
+                    "p3",
+                    json!({"metadata": {"finalizers": ["fleet-eviction.io/cleanup"]}, "status": {"phase": "Failed"}}),
+                ),
+                true,
+                false,
+            ),
+        ];
+        for (rule, job, needs, awaiting) in rows {
+            let mut index = JobIndex::default();
+            let name = job.metadata.name.clone().unwrap_or_default();
+            assert_eq!(index.upsert(job), vec![name.clone()], "rule: {rule}");
+            assert_eq!(index.has_active(), needs, "rule: {rule}");
+            assert_eq!(index.has_awaiting(), awaiting, "rule: {rule}");
+            index.remove(&name);
+            assert!(
+                !index.has_active() && !index.has_awaiting(),
+                "rule: {rule}: removed"
+            );
+        }
+    }
+
+    #[test]
+    fn a_job_moved_to_another_pod_is_found_only_under_the_new_one() {
+        let mut index = JobIndex::default();
+        index.upsert(job("a", "p1", json!({})));
+        index.upsert(job("b", "p1", json!({})));
+        assert_eq!(index.of_pod("shop/p1"), ["a", "b"]);
+        index.upsert(job("a", "p2", json!({})));
+        assert_eq!(index.of_pod("shop/p1"), ["b"]);
+        assert_eq!(index.of_pod("shop/p2"), ["a"]);
+        assert_eq!(index.of_namespace("shop"), ["a", "b"]);
+        index.remove("b");
+        assert!(index.of_pod("shop/p1").is_empty());
+        assert_eq!(index.active_jobs().len(), 1);
+    }
+}
