@@ -86,10 +86,14 @@ impl State {
         lock(&self.grants).contains(name)
     }
 
-    /// Keeps the grants of jobs still waiting for their admission to be written.
+    /// Keeps the grants of jobs still waiting for their admission to be written; a job paused
+    /// meanwhile gives its slot back (it is admitted again when unpaused, if it fits).
     pub fn prune_grants(&self, active: &HashMap<String, Arc<PodMigrationJob>>) {
-        lock(&self.grants)
-            .retain(|name| active.get(name).is_some_and(|job| !passed_arbitration(job)));
+        lock(&self.grants).retain(|name| {
+            active
+                .get(name)
+                .is_some_and(|job| !passed_arbitration(job) && job.spec.paused != Some(true))
+        });
     }
 
     pub fn retry(&self, name: &str) -> Option<Retry> {
