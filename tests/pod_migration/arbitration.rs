@@ -81,10 +81,12 @@ const NAMESPACES: usize = 4;
 const DEPLOYMENTS_PER_NAMESPACE: usize = 5;
 const REPLICAS: usize = 10;
 const NODES: usize = 5;
-const PER_NODE: usize = 2;
-const PER_NAMESPACE: usize = 3;
-const GLOBALLY: usize = 5;
-const PER_WORKLOAD: usize = 1;
+const PER_NODE: usize = 3;
+const PER_NAMESPACE: usize = 4;
+const GLOBALLY: usize = 10;
+const PER_WORKLOAD: usize = 2;
+/// Unavailable pods allowed per workload (replacements still starting count).
+const UNAVAILABLE_PER_WORKLOAD: usize = 3;
 
 /// Where each job's pod is: (node, namespace, workload).
 type Placement = BTreeMap<String, (String, String, String)>;
@@ -164,6 +166,8 @@ async fn two_hundred_jobs_never_exceed_the_limits_and_all_succeed() {
     let per_namespace = PER_NAMESPACE.to_string();
     let globally = GLOBALLY.to_string();
     let per_workload = PER_WORKLOAD.to_string();
+    let unavailable_per_workload = UNAVAILABLE_PER_WORKLOAD.to_string();
+    let started = std::time::Instant::now();
     let mut m = Member::without_executor(NODES, Time::System).await;
 
     // 4 namespaces × 5 Deployments × 10 replicas, spread over 5 nodes.
@@ -229,6 +233,8 @@ async fn two_hundred_jobs_never_exceed_the_limits_and_all_succeed() {
         &globally,
         "--pmj-max-migrating-per-workload",
         &per_workload,
+        "--pmj-max-unavailable-per-workload",
+        &unavailable_per_workload,
     ])
     .await;
     for (job, namespace, pod) in &targets {
@@ -248,6 +254,10 @@ async fn two_hundred_jobs_never_exceed_the_limits_and_all_succeed() {
     })
     .await;
     follow.abort();
+    eprintln!(
+        "200 jobs terminal after {:?} (pods and jobs set up included)",
+        started.elapsed()
+    );
     let (excesses, peak_global, events) = {
         let o = observer.lock().unwrap_or_else(PoisonError::into_inner);
         (o.excesses.clone(), o.peak_global, o.events)

@@ -103,18 +103,23 @@ async fn invalid_jobs_fail_with_their_reason_and_others_run() {
     }
     assert_succeeded(&m, "fine", "default", "good", &uid(&good)).await;
 
-    let text = m.metrics_text();
-    for (reason, count) in [
+    let expected = [
         ("InvalidPodRef", 2.0),
         ("MissingPod", 1.0),
         ("InvalidMode", 1.0),
         ("InvalidEvictPolicy", 3.0),
-    ] {
-        let series = format!(
+    ];
+    let series = |reason: &str| {
+        format!(
             "fleet_eviction_pmj_total{{member=\"{MEMBER}\",phase=\"Failed\",reason=\"{reason}\"}}"
-        );
-        assert_eq!(sample(&text, &series), Some(count), "{series}\n{text}");
-    }
+        )
+    };
+    m.wait_metrics("the failures counted by reason", |text| {
+        expected
+            .iter()
+            .all(|(reason, count)| sample(text, &series(reason)) == Some(*count))
+    })
+    .await;
 }
 
 /// §4: a valid policy on the pod's key wins over an invalid one on the job.

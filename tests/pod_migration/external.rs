@@ -253,16 +253,14 @@ async fn the_hand_off_blocks_evictors_until_the_external_actor_removes_the_pod()
         m.job_events("evacuate-vm").await
     );
     // External signalling is a hand-off, counted under its policy.
-    let text = m.metrics_text();
-    let handoffs = samples(
-        &text,
-        "fleet_eviction_pod_evictions_total",
-        &[("member", MEMBER), ("policy", "External")],
-    );
-    assert!(
-        handoffs.iter().map(|(_, v)| v).sum::<f64>() >= 1.0,
-        "{handoffs:?}\n{text}"
-    );
+    m.wait_metrics("the hand-off counted under policy External", |text| {
+        total(
+            text,
+            "fleet_eviction_pod_evictions_total",
+            &[("member", MEMBER), ("policy", "External")],
+        ) >= 1.0
+    })
+    .await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

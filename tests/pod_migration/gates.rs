@@ -176,11 +176,13 @@ async fn a_denied_gate_fails_the_job_and_the_pod_stays() {
     assert!(m.events("Pod", "p").await.is_empty());
 
     assert_succeeded(&m, "unrelated", "default", "other", &uid(&other)).await;
-    let text = m.metrics_text();
     let series = format!(
         "fleet_eviction_pmj_total{{member=\"{MEMBER}\",phase=\"Failed\",reason=\"EvictionConditionDenied\"}}"
     );
-    assert_eq!(sample(&text, &series), Some(1.0), "{text}");
+    m.wait_metrics(&format!("{series} 1"), |text| {
+        sample(text, &series) == Some(1.0)
+    })
+    .await;
 }
 
 async fn profile(m: &Member, name: &str, spec: Value) {

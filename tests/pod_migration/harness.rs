@@ -914,3 +914,37 @@ impl Member {
         .await;
     }
 }
+
+/// The registry's text exposition once `check` holds for it (counters move just after the
+/// writes a test observes).
+pub async fn wait_metrics(registry: &Registry, what: &str, check: impl Fn(&str) -> bool) -> String {
+    let render = || {
+        let mut buf = Vec::new();
+        TextEncoder::new()
+            .encode(&registry.gather(), &mut buf)
+            .expect("encode metrics");
+        String::from_utf8(buf).expect("utf-8")
+    };
+    let deadline = tokio::time::Instant::now() + WAIT;
+    loop {
+        let text = render();
+        if check(&text) {
+            return text;
+        }
+        if tokio::time::Instant::now() >= deadline {
+            panic!("timed out waiting until the metrics show {what}:\n{text}");
+        }
+        tokio::time::sleep(POLL).await;
+    }
+}
+
+/// The sum of the samples of `family` with the labels `with`.
+pub fn total(text: &str, family: &str, with: &[(&str, &str)]) -> f64 {
+    samples(text, family, with).iter().map(|(_, v)| v).sum()
+}
+
+impl Member {
+    pub async fn wait_metrics(&self, what: &str, check: impl Fn(&str) -> bool) -> String {
+        wait_metrics(&self.registry, what, check).await
+    }
+}

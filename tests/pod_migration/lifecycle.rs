@@ -30,7 +30,21 @@ async fn evict_directly_with_the_default_policy_succeeds() {
     );
 
     // quality.md "Metrics names".
-    let text = m.metrics_text();
+    let text = m
+        .wait_metrics("the success, its eviction and its duration", |text| {
+            total(
+                text,
+                "fleet_eviction_pmj_total",
+                &[("member", MEMBER), ("phase", "Succeeded"), ("reason", "")],
+            ) >= 1.0
+                && total(
+                    text,
+                    "fleet_eviction_pod_evictions_total",
+                    &[("member", MEMBER), ("policy", "Eviction")],
+                ) >= 1.0
+                && sample(text, "fleet_eviction_pmj_duration_seconds_count").unwrap_or(0.0) >= 1.0
+        })
+        .await;
     let succeeded = samples(
         &text,
         "fleet_eviction_pmj_total",
@@ -365,11 +379,13 @@ async fn the_ttl_fails_a_job_in_any_state_and_touches_nothing() {
         m.events("Pod", "gated").await.is_empty() && m.events("Pod", "paused").await.is_empty(),
         "no Descheduled event"
     );
-    let text = m.metrics_text();
     let series = format!(
         "fleet_eviction_pmj_total{{member=\"{MEMBER}\",phase=\"Failed\",reason=\"Timeout\"}}"
     );
-    assert_eq!(sample(&text, &series), Some(4.0), "{text}");
+    m.wait_metrics(&format!("{series} 4"), |text| {
+        sample(text, &series) == Some(4.0)
+    })
+    .await;
 }
 
 /// §2 "Manual abort": the user sets `status.phase=Failed`; we never touch the job again

@@ -3,8 +3,8 @@
 //! in production, reached over HTTP from their kubeconfig Secrets.
 
 use super::harness::{
-    PASSED_ARBITRATION, WAIT, annotation, eventually, field, pmj_args, pmj_resource, says, summary,
-    to_json,
+    PASSED_ARBITRATION, WAIT, annotation, eventually, field, pmj_args, pmj_resource, sample, says,
+    summary, to_json, wait_metrics,
 };
 use fleet_eviction::member::{MemberMetrics, MemberRegistry, Registration, RegistryOptions};
 use fleet_eviction::pod::executor::metrics::PodMetrics;
@@ -19,7 +19,7 @@ use http_body_util::BodyExt;
 use k8s_openapi::api::core::v1::{Pod, Secret};
 use kube::Client;
 use kube::api::{Api, DeleteParams, DynamicObject, PostParams};
-use prometheus::{Encoder, Registry, TextEncoder};
+use prometheus::Registry;
 use serde_json::{Value, json};
 use std::sync::Arc;
 use std::time::Duration;
@@ -158,22 +158,14 @@ async fn every_registered_member_runs_its_own_executor() {
         )
         .await;
     }
-    let text = {
-        let mut buf = Vec::new();
-        TextEncoder::new()
-            .encode(&registry.gather(), &mut buf)
-            .expect("encode");
-        String::from_utf8(buf).expect("utf-8")
-    };
     for member in ["member-1", "member-2", "member-3"] {
         let series = format!(
             "fleet_eviction_pmj_total{{member=\"{member}\",phase=\"Succeeded\",reason=\"\"}}"
         );
-        assert_eq!(
-            super::harness::sample(&text, &series),
-            Some(1.0),
-            "{series}\n{text}"
-        );
+        wait_metrics(&registry, &format!("{series} 1"), |text| {
+            sample(text, &series) == Some(1.0)
+        })
+        .await;
     }
 
     // member-1's Secret goes: its executor stops, a new job there stays untouched.

@@ -140,16 +140,14 @@ async fn delete_removes_the_pod_past_its_budget_with_the_jobs_delete_options() {
     .await;
     assert_succeeded(&m, "delete-it", "default", "p", &uid(&pod)).await;
     assert_eviction_events(&m, "delete-it", "default", "p", "node-1", "NotSet").await;
-    let text = m.metrics_text();
-    let deletes = samples(
-        &text,
-        "fleet_eviction_pod_evictions_total",
-        &[("member", MEMBER), ("policy", "Delete")],
-    );
-    assert!(
-        deletes.iter().map(|(_, v)| v).sum::<f64>() >= 1.0,
-        "{deletes:?}\n{text}"
-    );
+    m.wait_metrics("the delete counted under policy Delete", |text| {
+        total(
+            text,
+            "fleet_eviction_pod_evictions_total",
+            &[("member", MEMBER), ("policy", "Delete")],
+        ) >= 1.0
+    })
+    .await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
