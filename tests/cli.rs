@@ -185,10 +185,6 @@ fn unbuilt_subcommands_exit_2_with_a_clear_message() {
     let cases: &[(&[&str], &str)] = &[
         (&["drain", "x"], "'drain' is not available yet"),
         (&["uncordon", "x"], "'uncordon' is not available yet"),
-        (
-            &["member", "--kubeconfig", "x"],
-            "'member' is not available yet",
-        ),
     ];
     for (args, message) in cases {
         let out = run_to_end(args);

@@ -89,9 +89,7 @@ pub struct CrdsArgs {
 pub fn main() -> ExitCode {
     match Cli::parse().command {
         Command::Run(args) => run::main(args),
-        Command::Member(_) => {
-            not_available("member", "the PodMigrationJob executor against one cluster")
-        }
+        Command::Member(args) => super::member_command::main(args),
         #[cfg(feature = "sandbox")]
         Command::Sandbox(args) => {
             crate::sandbox::command::main(crate::sandbox::command::SandboxRequest {

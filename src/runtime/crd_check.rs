@@ -4,9 +4,9 @@
 //! controller compares the installed CRDs with the ones it ships and refuses to start when a
 //! field of ours would be pruned.
 //!
-//! Only the hub CRDs (CRPE, CRPDB) are checked here. The PodMigrationJob and
-//! PodMigrationJobProfile CRDs live on the member clusters: checking them is the member
-//! executor's job, against each member's API server, when that executor starts.
+//! The hub's CRDs (CRPE, CRPDB) are checked by `run`; a member's (PodMigrationJob,
+//! PodMigrationJobProfile) by its executor before it starts: Koordinator's own PodMigrationJob
+//! CRD lacks `evictionConditions`, and under it a job's gates would be pruned and never wait.
 
 use std::collections::BTreeMap;
 
@@ -22,6 +22,30 @@ use crate::api::crds::{self, CRPDB_CRD_NAME, CRPE_CRD_NAME};
 /// The CRDs whose schema the hub must carry as we ship it.
 pub const HUB_CRDS: [&str; 2] = [CRPE_CRD_NAME, CRPDB_CRD_NAME];
 
+/// Which cluster a CRD belongs on, as the messages name it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Side {
+    Hub,
+    Member,
+}
+
+impl std::fmt::Display for Side {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Side::Hub => "hub",
+            Side::Member => "member cluster",
+        })
+    }
+}
+
+fn side_of(crd: &str) -> Side {
+    if HUB_CRDS.contains(&crd) {
+        Side::Hub
+    } else {
+        Side::Member
+    }
+}
+
 /// Bound on the whole check: an API server that accepts connections but never answers must
 /// not keep the process "starting" forever.
 pub const CHECK_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(10);
@@ -31,47 +55,58 @@ const REAPPLY: &str = "fleet-eviction crds | kubectl apply -f -";
 /// What is wrong with one installed CRD.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum CrdProblem {
-    #[error("CRD {name} is not installed on the hub; install it: {REAPPLY}")]
-    NotInstalled { name: String },
+    #[error("CRD {name} is not installed on the {side}; install it: {REAPPLY}")]
+    NotInstalled { name: String, side: Side },
     #[error(
-        "CRD {name} on the hub lacks fleet-eviction's fields {}: it was probably replaced by \
+        "CRD {name} on the {side} lacks fleet-eviction's fields {}: it was probably replaced by \
          KubeFleet's. Re-apply ours: {REAPPLY}",
         missing.join(", ")
     )]
-    LacksFields { name: String, missing: Vec<String> },
+    LacksFields {
+        name: String,
+        side: Side,
+        missing: Vec<String>,
+    },
 }
 
 /// Why the check could not pass.
 #[derive(Debug, thiserror::Error)]
 pub enum CrdCheckError {
-    #[error("cannot reach the hub API server at {server}: {cause}")]
-    Unreachable { server: String, cause: String },
+    #[error("cannot reach the {side} API server at {server}: {cause}")]
+    Unreachable {
+        side: Side,
+        server: String,
+        cause: String,
+    },
     #[error(
-        "the hub API server at {server} did not answer within {}s while fleet-eviction checked \
+        "the {side} API server at {server} did not answer within {}s while fleet-eviction checked \
          its CRDs; check that the address is the API server and that it is healthy",
         CHECK_TIMEOUT.as_secs()
     )]
-    Timeout { server: String },
+    Timeout { side: Side, server: String },
     #[error(
-        "the hub API server at {server} rejected fleet-eviction's credentials while reading CRD \
+        "the {side} API server at {server} rejected fleet-eviction's credentials while reading CRD \
          {name}: {cause}. Check the user in the kubeconfig (or the service account token)"
     )]
     Unauthorized {
+        side: Side,
         server: String,
         name: String,
         cause: String,
     },
     #[error(
-        "fleet-eviction may not read CRD {name} on the hub at {server}: {cause}. Its ClusterRole \
+        "fleet-eviction may not read CRD {name} on the {side} at {server}: {cause}. Its ClusterRole \
          needs get on customresourcedefinitions.apiextensions.k8s.io (the Helm chart grants it)"
     )]
     Forbidden {
+        side: Side,
         server: String,
         name: String,
         cause: String,
     },
-    #[error("cannot read CRD {name} from the hub API server at {server}: {cause}")]
+    #[error("cannot read CRD {name} from the {side} API server at {server}: {cause}")]
     Request {
+        side: Side,
         server: String,
         name: String,
         cause: String,
@@ -82,18 +117,32 @@ pub enum CrdCheckError {
 
 /// Reads the hub CRDs and compares them with ours; `Ok` means every field we write survives.
 pub async fn check_hub(client: &Client, server: &str) -> Result<(), CrdCheckError> {
+    check(client, server, Side::Hub).await
+}
+
+/// Reads a member cluster's CRDs (PodMigrationJob, PodMigrationJobProfile) and compares them
+/// with ours.
+pub async fn check_member(client: &Client, server: &str) -> Result<(), CrdCheckError> {
+    check(client, server, Side::Member).await
+}
+
+async fn check(client: &Client, server: &str, side: Side) -> Result<(), CrdCheckError> {
     let timeout = CrdCheckError::Timeout {
+        side,
         server: server.to_string(),
     };
-    tokio::time::timeout(CHECK_TIMEOUT, check_hub_unbounded(client, server))
+    tokio::time::timeout(CHECK_TIMEOUT, check_unbounded(client, server, side))
         .await
         .unwrap_or(Err(timeout))
 }
 
-async fn check_hub_unbounded(client: &Client, server: &str) -> Result<(), CrdCheckError> {
+async fn check_unbounded(client: &Client, server: &str, side: Side) -> Result<(), CrdCheckError> {
     let api: Api<CustomResourceDefinition> = Api::all(client.clone());
     let mut problems = Vec::new();
-    for ours in crds::owned().iter().filter(|crd| is_hub_crd(crd)) {
+    for ours in crds::owned()
+        .iter()
+        .filter(|crd| side_of(crd_name(crd)) == side)
+    {
         let name = crd_name(ours);
         let installed = api
             .get_opt(name)
@@ -110,33 +159,35 @@ async fn check_hub_unbounded(client: &Client, server: &str) -> Result<(), CrdChe
     }
 }
 
-fn is_hub_crd(crd: &CustomResourceDefinition) -> bool {
-    HUB_CRDS.contains(&crd_name(crd))
-}
-
 fn crd_name(crd: &CustomResourceDefinition) -> &str {
     crd.metadata.name.as_deref().unwrap_or_default()
 }
 
 /// Sorts a client error into what the operator has to fix.
 pub fn classify(server: &str, name: &str, err: &kube::Error) -> CrdCheckError {
+    let side = side_of(name);
     let (server, name, cause) = (server.to_string(), name.to_string(), describe(err));
     match err {
         kube::Error::Api(status) if status.code == 401 => CrdCheckError::Unauthorized {
+            side,
             server,
             name,
             cause,
         },
         kube::Error::Api(status) if status.is_forbidden() => CrdCheckError::Forbidden {
+            side,
             server,
             name,
             cause,
         },
         // Connecting, TLS and transport failures: the request never got an answer.
-        kube::Error::HyperError(_) | kube::Error::Service(_) => {
-            CrdCheckError::Unreachable { server, cause }
-        }
+        kube::Error::HyperError(_) | kube::Error::Service(_) => CrdCheckError::Unreachable {
+            side,
+            server,
+            cause,
+        },
         _ => CrdCheckError::Request {
+            side,
             server,
             name,
             cause,
@@ -151,14 +202,19 @@ pub fn check_report(
     installed: Option<&CustomResourceDefinition>,
 ) -> Result<(), CrdProblem> {
     let name = crd_name(ours).to_string();
+    let side = side_of(&name);
     let Some(installed) = installed else {
-        return Err(CrdProblem::NotInstalled { name });
+        return Err(CrdProblem::NotInstalled { name, side });
     };
     let missing = missing_fields(ours, installed);
     if missing.is_empty() {
         Ok(())
     } else {
-        Err(CrdProblem::LacksFields { name, missing })
+        Err(CrdProblem::LacksFields {
+            name,
+            side,
+            missing,
+        })
     }
 }
 
@@ -545,6 +601,29 @@ mod tests {
     }
 
     #[test]
+    fn koordinators_job_crd_on_a_member_is_reported_as_lacking_the_gates() {
+        let name = "podmigrationjobs.scheduling.koordinator.sh";
+        let ours = our_crd(name);
+        let installed = without_spec_field(ours.clone(), "evictionConditions");
+        let message = check_report(&ours, Some(&installed))
+            .expect_err("field removed")
+            .to_string();
+        assert!(
+            message.starts_with(&format!(
+                "CRD {name} on the member cluster lacks fleet-eviction's fields spec.evictionConditions"
+            )),
+            "{message}"
+        );
+        let missing = check_report(&ours, None).expect_err("absent").to_string();
+        assert!(
+            missing.starts_with(&format!(
+                "CRD {name} is not installed on the member cluster"
+            )),
+            "{missing}"
+        );
+    }
+
+    #[test]
     fn a_crpe_without_eviction_conditions_is_reported_with_the_fix() {
         let ours = our_crd(CRPE_CRD_NAME);
         let installed = without_spec_field(ours.clone(), "evictionConditions");
@@ -553,6 +632,7 @@ mod tests {
             problem,
             CrdProblem::LacksFields {
                 name: CRPE_CRD_NAME.to_string(),
+                side: Side::Hub,
                 missing: vec!["spec.evictionConditions".to_string()],
             }
         );

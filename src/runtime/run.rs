@@ -15,8 +15,7 @@ use super::leader::{self, ElectionConfig, LeaderError};
 use super::metrics::{Metrics, MetricsError};
 use super::options::RunArgs;
 use super::readiness::Readiness;
-use super::shutdown::{self, Shutdown, ShutdownTrigger};
-use super::telemetry::{self, TelemetryError};
+use super::shutdown::{Shutdown, ShutdownTrigger};
 use crate::fleet::controller::{ControllerOptions, EvictionController};
 use crate::member::{MemberRegistry, RegistryOptions};
 use crate::pod::executor::work::ExecutorWork;
@@ -35,8 +34,6 @@ pub enum RunError {
     CrdCheck(#[from] CrdCheckError),
     #[error(transparent)]
     Leadership(#[from] LeaderError),
-    #[error("cannot start the async runtime: {0}")]
-    Runtime(#[source] std::io::Error),
 }
 
 /// Entry point of `fleet-eviction run`: exit 0 after a clean shutdown, 1 on failure, 2 for
@@ -46,39 +43,8 @@ pub fn main(args: RunArgs) -> ExitCode {
         eprintln!("fleet-eviction: {e}");
         return ExitCode::from(EXIT_USAGE);
     }
-    if let Err(e) = telemetry::init(&args.process) {
-        eprintln!("fleet-eviction: {e}");
-        return match e {
-            TelemetryError::Filter { .. } => ExitCode::from(EXIT_USAGE),
-            TelemetryError::Install(_) => ExitCode::FAILURE,
-        };
-    }
-    let result = tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()
-        .map_err(RunError::Runtime)
-        .and_then(|runtime| {
-            let result = runtime.block_on(async {
-                let (trigger, _) = shutdown::channel();
-                let signals = shutdown::trigger_on_signal(trigger.clone());
-                let result = run(args, trigger).await;
-                signals.abort();
-                result
-            });
-            // Nothing may outlive the run; do not wait on stragglers for long.
-            runtime.shutdown_timeout(std::time::Duration::from_secs(1));
-            result
-        });
-    match result {
-        Ok(()) => {
-            tracing::info!("fleet-eviction stopped");
-            ExitCode::SUCCESS
-        }
-        Err(e) => {
-            tracing::error!("{e}");
-            ExitCode::FAILURE
-        }
-    }
+    let process = args.process.clone();
+    super::process::main(&process, |trigger| run(args, trigger))
 }
 
 /// Runs the hub process until `trigger` fires (SIGTERM, Ctrl-C, or a caller that embeds

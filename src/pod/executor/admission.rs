@@ -105,7 +105,7 @@ async fn workload_states(
         let replicas = match ctx.workloads.replicas(workload).await {
             Ok(replicas) => replicas,
             Err(e) => {
-                tracing::warn!(member = %ctx.member, workload = %key, "cannot read the workload's replicas: {e}");
+                tracing::warn!(member = %ctx.member, workload = %key, "{e}");
                 continue;
             }
         };

@@ -28,6 +28,7 @@ use self::writes::Writer;
 use crate::pod::arbitration::Limits;
 use crate::pod::facts::{ReservationApi, Settings};
 use crate::runtime::clock::SharedClock;
+use crate::runtime::crd_check;
 use crate::runtime::options::PmjArgs;
 use crate::runtime::watch_cache::{Cache, Index, Touch};
 use crate::runtime::work_queue::WorkQueue;
@@ -109,89 +110,31 @@ impl Executor {
     pub fn start(client: kube::Client, options: ExecutorOptions, metrics: PodMetrics) -> Executor {
         let caches = Arc::new(Caches::default());
         let queue = WorkQueue::new(options.clock.clone());
-        let state = Arc::new(State::default());
-        let routes = Routes {
-            caches: caches.clone(),
-            queue: queue.clone(),
-            state: state.clone(),
-        };
-        let member = options.member.clone();
-        let mut tasks = vec![
-            follow(
-                &caches,
-                |c| &c.jobs,
-                &client,
-                JobChanges(routes.clone()),
-                "podmigrationjobs",
-                &member,
-            ),
-            follow(
-                &caches,
-                |c| &c.pdbs,
-                &client,
-                PdbChanges(routes.clone()),
-                "poddisruptionbudgets",
-                &member,
-            ),
-            follow(
-                &caches,
-                |c| &c.profiles,
-                &client,
-                Nothing,
-                "podmigrationjobprofiles",
-                &member,
-            ),
-            follow(
-                &caches,
-                |c| &c.namespaces,
-                &client,
-                NamespaceChanges(routes.clone()),
-                "namespaces",
-                &member,
-            ),
-        ];
-        tasks.push(tokio::spawn(pod_watch(
-            client.clone(),
-            routes.clone(),
-            member.clone(),
-        )));
         metrics
             .shared
             .active_workers
             .with_label_values(&[CONTROLLER])
             .set(0);
         let ctx = Arc::new(Context {
-            member,
+            member: options.member.clone(),
             client: client.clone(),
             caches: caches.clone(),
             queue: queue.clone(),
             writer: Writer::new(client.clone()),
             workloads: Workloads::new(client),
             bucket: TokenBucket::new(options.evict_qps, options.evict_burst),
-            settings: options.settings,
-            limits: options.limits,
-            clock: options.clock,
+            settings: options.settings.clone(),
+            limits: options.limits.clone(),
+            clock: options.clock.clone(),
             metrics,
-            state,
+            state: Arc::new(State::default()),
             reservation_api: tokio::sync::Mutex::new(None),
         });
-        let workers = options.workers.max(1);
-        let sweep_interval = options.sweep_interval;
-        tasks.push(tokio::spawn(async move {
-            ctx.caches.wait_synced().await;
-            tracing::info!(member = %ctx.member, workers, "PodMigrationJob executor caches synced");
-            let failures = Arc::new(Mutex::new(HashMap::new()));
-            let mut handles: Vec<JoinHandle<()>> = (0..workers)
-                .map(|_| tokio::spawn(work(ctx.clone(), failures.clone())))
-                .collect();
-            handles.push(tokio::spawn(sweep::every(ctx.clone(), sweep_interval)));
-            let _aborts = AbortOnDrop(handles);
-            std::future::pending::<()>().await;
-        }));
+        let task = tokio::spawn(run(ctx, options.workers.max(1), options.sweep_interval));
         Executor {
             caches,
             queue,
-            tasks,
+            tasks: vec![task],
         }
     }
 
@@ -219,6 +162,85 @@ impl Executor {
 impl Drop for Executor {
     fn drop(&mut self) {
         self.halt();
+    }
+}
+
+/// The executor's life: the member's CRDs checked (until they pass), the watches started,
+/// and the workers and the orphan sweep once the caches have synced. Aborting this task
+/// aborts everything it started.
+async fn run(ctx: Arc<Context>, workers: usize, sweep_interval: Duration) {
+    wait_for_crds(&ctx).await;
+    let routes = Routes {
+        caches: ctx.caches.clone(),
+        queue: ctx.queue.clone(),
+        state: ctx.state.clone(),
+    };
+    let (caches, client, member) = (&ctx.caches, &ctx.client, ctx.member.as_str());
+    let mut tasks = AbortOnDrop(vec![
+        follow(
+            caches,
+            |c| &c.jobs,
+            client,
+            JobChanges(routes.clone()),
+            "podmigrationjobs",
+            member,
+        ),
+        follow(
+            caches,
+            |c| &c.pdbs,
+            client,
+            PdbChanges(routes.clone()),
+            "poddisruptionbudgets",
+            member,
+        ),
+        follow(
+            caches,
+            |c| &c.profiles,
+            client,
+            Nothing,
+            "podmigrationjobprofiles",
+            member,
+        ),
+        follow(
+            caches,
+            |c| &c.namespaces,
+            client,
+            NamespaceChanges(routes.clone()),
+            "namespaces",
+            member,
+        ),
+        tokio::spawn(pod_watch(client.clone(), routes, member.to_string())),
+    ]);
+    ctx.caches.wait_synced().await;
+    tracing::info!(member = %ctx.member, workers, "PodMigrationJob executor caches synced");
+    let failures = Arc::new(Mutex::new(HashMap::new()));
+    for _ in 0..workers {
+        tasks
+            .0
+            .push(tokio::spawn(work(ctx.clone(), failures.clone())));
+    }
+    tasks
+        .0
+        .push(tokio::spawn(sweep::every(ctx.clone(), sweep_interval)));
+    std::future::pending::<()>().await;
+}
+
+/// How long to wait before checking a member's CRDs again after a failed check.
+const CRD_RECHECK: Duration = Duration::from_secs(30);
+
+/// Acting with the wrong CRDs would lose gates silently (crd_check), so a member whose CRDs
+/// are missing or not ours gets an error line and nothing else until they are fixed.
+async fn wait_for_crds(ctx: &Context) {
+    loop {
+        match crd_check::check_member(&ctx.client, &ctx.member).await {
+            Ok(()) => return,
+            Err(e) => tracing::error!(
+                member = %ctx.member,
+                retry_in_s = CRD_RECHECK.as_secs(),
+                "not executing PodMigrationJobs: {e}"
+            ),
+        }
+        tokio::time::sleep(CRD_RECHECK).await;
     }
 }
 
