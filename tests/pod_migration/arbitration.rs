@@ -77,6 +77,44 @@ async fn one_pod_has_one_admitted_job_at_a_time() {
     assert!(condition(&first, "Eviction").is_none(), "{first:#}");
 }
 
+/// §5 "Count as migrating only non-terminal jobs that passed arbitration": an admitted job
+/// keeps its node slot until it ends, even once its pod is gone (here: paused after
+/// admission, its pod deleted by someone else, so it stays Running).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_admitted_job_holds_its_slot_until_it_ends_even_without_its_pod() {
+    let m = Member::start(1, &["--pmj-max-migrating-per-node", "1"]).await;
+    let a1 = m.pod("default", "a1", "node-1", json!({})).await;
+    let a2 = m.pod("default", "a2", "node-1", json!({})).await;
+    m.job("j1", "default", "a1", gate()).await;
+    waiting_on_gate(&m, "j1").await;
+    m.patch_job("j1", json!({"spec": {"paused": true}})).await;
+    m.settle().await;
+    m.pods("default")
+        .delete("a1", &Default::default())
+        .await
+        .expect("someone else deletes a1");
+    m.pod_gone("default", "a1", &uid(&a1)).await;
+    m.settle().await;
+    let j1 = m.get_job("j1").await.expect("j1");
+    assert!(
+        admitted(&j1) && !is_terminal(&j1),
+        "j1 still migrating: {j1:#}"
+    );
+
+    m.job("j2", "default", "a2", json!({})).await;
+    m.settle().await;
+    assert_waits_for_admission(&m.get_job("j2").await.expect("j2"));
+
+    // j1 resumes, finds its pod missing and ends: its slot goes to j2.
+    m.patch_job("j1", json!({"spec": {"paused": false}})).await;
+    let j1 = m.wait_ended("j1", "Failed").await;
+    assert_eq!(
+        (summary(&j1).2, summary(&j1).3),
+        ("MissingPod".into(), says::missing_pod("default", "a1"))
+    );
+    assert_succeeded(&m, "j2", "default", "a2", &uid(&a2)).await;
+}
+
 const NAMESPACES: usize = 4;
 const DEPLOYMENTS_PER_NAMESPACE: usize = 5;
 const REPLICAS: usize = 10;
