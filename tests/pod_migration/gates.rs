@@ -118,6 +118,15 @@ async fn a_job_waits_for_its_gates_and_evicts_once_all_are_true() {
         ["TrafficShifted", "ChangeApproved", "Eviction"],
         "gates kept, ours added after"
     );
+    m.wait_metrics("the pod-level gate wait", |text| {
+        sample(
+            text,
+            "fleet_eviction_gate_wait_seconds_count{level=\"pod\"}",
+        )
+        .unwrap_or(0.0)
+            >= 1.0
+    })
+    .await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -68,12 +68,17 @@ async fn evict_directly_with_the_default_policy_succeeds() {
         sample(&text, "fleet_eviction_pmj_duration_seconds_count").unwrap_or(0.0) >= 1.0,
         "{text}"
     );
-    assert!(
-        text.lines().any(|l| l.starts_with(
-            "controller_runtime_reconcile_total{controller=\"podmigrationjob-controller\""
-        )),
-        "{text}"
-    );
+    // controller-runtime's families, with our controller's name.
+    for family in [
+        "controller_runtime_reconcile_total{controller=\"podmigrationjob-controller\"",
+        "controller_runtime_reconcile_time_seconds_count{controller=\"podmigrationjob-controller\"}",
+        "controller_runtime_active_workers{controller=\"podmigrationjob-controller\"}",
+    ] {
+        assert!(
+            text.lines().any(|l| l.starts_with(family)),
+            "{family}\n{text}"
+        );
+    }
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

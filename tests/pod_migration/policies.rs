@@ -22,6 +22,7 @@ async fn a_budget_holds_the_eviction_until_it_is_relaxed() {
         .await
         .expect("the budget refuses");
     assert_eq!(code, 429);
+    let before = refused_evictions(&m, &name(target));
     m.job("move", "default", &name(target), json!({})).await;
     m.wait_event(
         "PodMigrationJob",
@@ -52,6 +53,22 @@ async fn a_budget_holds_the_eviction_until_it_is_relaxed() {
         .expect("pod untouched");
     assert_eq!(uid(&now), uid(target));
     assert!(now.metadata.deletion_timestamp.is_none());
+
+    // Retried with a backoff on the shared clock: not while it stands still, and within the
+    // 30 s cap once it moves.
+    m.settle().await;
+    assert_eq!(
+        refused_evictions(&m, &name(target)) - before,
+        1,
+        "no retry while the clock stands still"
+    );
+    m.advance(30);
+    eventually("the eviction is retried within 30 s", || async {
+        (refused_evictions(&m, &name(target)) - before >= 2).then_some(())
+    })
+    .await;
+    let job = m.get_job("move").await.expect("job");
+    assert_eq!(field(&job, "/status/phase"), Some("Running"), "{job:#}");
 
     // The budget is relaxed: the change retries at once (no clock step).
     m.pdbs("default")
@@ -221,4 +238,14 @@ async fn soft_eviction_annotates_the_pod_and_someone_else_deletes_it() {
         .await
         .expect("delete");
     assert_succeeded(&m, "soft", "default", "p", &uid(&pod)).await;
+}
+
+/// Evictions of `pod` the API refused with 429, from the server's request log.
+fn refused_evictions(m: &Member, pod: &str) -> usize {
+    m.server
+        .request_log()
+        .iter()
+        .filter(|r| r.verb == "create" && r.name == pod && r.resource.contains("eviction"))
+        .filter(|r| r.code == 429)
+        .count()
 }
