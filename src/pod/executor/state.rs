@@ -28,6 +28,9 @@ pub struct State {
     ignored: Mutex<HashSet<String>>,
     /// When each job started waiting for its gates (`fleet_eviction_gate_wait_seconds`).
     gate_waits: Mutex<HashMap<String, Timestamp>>,
+    /// The workload key of each admitted job, as resolved while its pod existed: the job keeps
+    /// counting against its workload until it ends, also once the pod is gone (§5).
+    workloads: Mutex<HashMap<String, String>>,
     /// Poked on every job change: the pod watch runs only while jobs are active.
     pub pod_watch: Notify,
 }
@@ -76,6 +79,20 @@ impl State {
         lock(&self.retries).remove(name);
         lock(&self.ignored).remove(name);
         lock(&self.gate_waits).remove(name);
+        lock(&self.workloads).remove(name);
+    }
+
+    /// Remembers the workload of a job's pod; returns the remembered one when the pod is gone
+    /// (`seen` is `None`).
+    pub fn workload_of_job(&self, name: &str, seen: Option<String>) -> Option<String> {
+        let mut workloads = lock(&self.workloads);
+        match seen {
+            Some(key) => {
+                workloads.insert(name.to_string(), key.clone());
+                Some(key)
+            }
+            None => workloads.get(name).cloned(),
+        }
     }
 
     pub fn grant(&self, name: &str) {
