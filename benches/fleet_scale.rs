@@ -486,7 +486,7 @@ async fn memory(plan: &Plan, args: &Args, failures: &mut Failures) -> Result<(),
     let (binary, found) = process::binary();
     println!(
         "\n== memory: `fleet-eviction run` as its own process against the hub over HTTP \
-         (member executors not included: they do not exist yet; --enable-pod-migration=false)"
+         (member executors not included, --enable-pod-migration=false: the pod_scale bench measures them)"
     );
     println!("binary: {} (found via {found})", binary.display());
     let server = build_hub(plan, args).await?;

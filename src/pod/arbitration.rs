@@ -96,7 +96,13 @@ impl Candidate {
             namespace: pod_ref
                 .and_then(|r| r.namespace.clone())
                 .unwrap_or_default(),
-            node: pod.map(|p| p.node_name.clone()).filter(|n| !n.is_empty()),
+            // The job's record of the node outlives the pod: an admitted job whose pod is gone
+            // still migrates until it ends, and keeps its node's slot.
+            node: pod
+                .map(|p| p.node_name.clone())
+                .filter(|n| !n.is_empty())
+                .or_else(|| job.status.as_ref().and_then(|s| s.node_name.clone()))
+                .filter(|n| !n.is_empty()),
             workload,
         }
     }

@@ -639,6 +639,34 @@ fn candidate_of_table() {
             Some("recorded"),
             None,
         ),
+        (
+            "pod gone: the node recorded at the start keeps its slot",
+            {
+                let mut job = pmj("a", Some(Running), &[], &[]);
+                if let Some(status) = job.status.as_mut() {
+                    status.node_name = Some("n7".into());
+                }
+                job
+            },
+            None,
+            true,
+            Some("recorded"),
+            Some("n7"),
+        ),
+        (
+            "the pod's node wins over the record",
+            {
+                let mut job = pmj("a", Some(Running), &[], &[]);
+                if let Some(status) = job.status.as_mut() {
+                    status.node_name = Some("n7".into());
+                }
+                job
+            },
+            Some(&pod),
+            true,
+            Some("live"),
+            Some("n1"),
+        ),
     ];
     for (rule, job, pod, want_admitted, want_uid, want_node) in rows {
         let c = Candidate::of(&job, pod, None);

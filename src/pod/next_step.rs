@@ -95,6 +95,7 @@ pub fn next_step(f: &JobFacts) -> JobStep {
         }
         let running = StatusChange {
             phase: Some(PodMigrationJobPhase::Running),
+            node_name: Some(pod.node_name.clone()).filter(|n| !n.is_empty()),
             ..StatusChange::default()
         };
         return JobStep::apply(Plan {
@@ -426,6 +427,7 @@ fn succeed(f: &JobFacts) -> JobStep {
         status: Some(STATUS_COMPLETE.to_string()),
         reason: Some(String::new()),
         message: Some(message.clone()),
+        node_name: None,
     };
     let already = condition(f.job, EVICTION).is_some_and(|c| c.status == "True");
     let events = if already {

@@ -312,6 +312,7 @@ fn start(update: JobUpdate, events: Vec<EventNote>) -> JobStep {
         job: (update != JobUpdate::default()).then_some(update),
         status: Some(StatusChange {
             phase: Some(PodMigrationJobPhase::Running),
+            node_name: Some(s(NODE)),
             ..Default::default()
         }),
         events,
@@ -399,6 +400,7 @@ fn succeeded(event: bool) -> JobStep {
             status: Some(s("Complete")),
             reason: Some(s("")),
             message: Some(message.clone()),
+            node_name: None,
         }),
         events: if event {
             vec![job_event(false, "EvictComplete", &message)]

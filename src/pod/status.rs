@@ -47,6 +47,9 @@ pub fn apply(
     if let Some(message) = &change.message {
         status.message = non_empty(message);
     }
+    if let Some(node) = &change.node_name {
+        status.node_name = non_empty(node);
+    }
     status
 }
 
@@ -353,6 +356,7 @@ mod tests {
                     status: some("Complete"),
                     reason: some(""),
                     message: some("evicted"),
+                    node_name: None,
                 },
                 (Some(Succeeded), some("Complete"), None, some("evicted")),
             ),

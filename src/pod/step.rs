@@ -197,6 +197,9 @@ pub struct StatusChange {
     pub status: Option<String>,
     pub reason: Option<String>,
     pub message: Option<String>,
+    /// `status.nodeName`: the node the pod ran on when the job started (Koordinator records it;
+    /// arbitration keeps counting the job on that node once the pod is gone).
+    pub node_name: Option<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]

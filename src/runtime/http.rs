@@ -54,6 +54,20 @@ pub async fn bind(addr: SocketAddr) -> Result<TcpListener, HttpError> {
         .map_err(|source| HttpError::Bind { addr, source })
 }
 
+/// Binds `addr` (a taken port fails here) and serves in a task until `shutdown`.
+pub async fn start(
+    addr: SocketAddr,
+    state: HttpState,
+    shutdown: Shutdown,
+) -> Result<tokio::task::JoinHandle<()>, HttpError> {
+    let listener = bind(addr).await?;
+    match listener.local_addr() {
+        Ok(addr) => tracing::info!("serving /metrics, /healthz and /readyz on http://{addr}"),
+        Err(e) => tracing::warn!("serving /metrics, /healthz and /readyz (address unknown: {e})"),
+    }
+    Ok(tokio::spawn(serve(listener, state, shutdown)))
+}
+
 /// Serves until `shutdown`, then lets open connections finish (bounded) and returns.
 pub async fn serve(listener: TcpListener, state: HttpState, shutdown: Shutdown) {
     let mut connections = JoinSet::new();

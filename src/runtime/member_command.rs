@@ -47,15 +47,11 @@ pub async fn run(args: MemberArgs, trigger: ShutdownTrigger) -> Result<(), Membe
     })?;
     let metrics = Arc::new(Metrics::new()?);
     let readiness = Readiness::new("the start-up CRD check has not finished");
-    let listener = http::bind(args.process.metrics_addr).await?;
-    if let Ok(addr) = listener.local_addr() {
-        tracing::info!("serving /metrics, /healthz and /readyz on http://{addr}");
-    }
     let state = HttpState {
         metrics: metrics.clone(),
         readiness: readiness.clone(),
     };
-    let http_server = tokio::spawn(http::serve(listener, state, shutdown.clone()));
+    let http_server = http::start(args.process.metrics_addr, state, shutdown.clone()).await?;
     let outcome = execute(&args, client, &server, &metrics, &readiness, &trigger).await;
     trigger.trigger();
     if let Err(e) = http_server.await {

@@ -78,16 +78,11 @@ pub async fn run_with_readiness(
     })?;
 
     let metrics = Arc::new(Metrics::new()?);
-    let listener = http::bind(args.process.metrics_addr).await?;
-    match listener.local_addr() {
-        Ok(addr) => tracing::info!("serving /metrics, /healthz and /readyz on http://{addr}"),
-        Err(e) => tracing::warn!("serving /metrics, /healthz and /readyz (address unknown: {e})"),
-    }
     let state = HttpState {
         metrics: metrics.clone(),
         readiness: readiness.clone(),
     };
-    let http_server = tokio::spawn(http::serve(listener, state, shutdown.clone()));
+    let http_server = http::start(args.process.metrics_addr, state, shutdown.clone()).await?;
 
     let outcome = start_and_wait(&args, &client, &server, &metrics, &readiness, &shutdown).await;
 

@@ -240,3 +240,18 @@ fn the_quick_start_shows_allowed_blocked_and_gated_evictions() {
         ]
     );
 }
+
+/// The pod-level example: a migration through the Eviction API and a StatefulSet re-creation,
+/// a gated one, and an External hand-off, all executed by the executor the hub runs for the
+/// member.
+#[test]
+fn the_pod_migration_example_passes() {
+    let file = repo_path("examples/scenarios/pod-migration.yaml");
+    let ran = run(&["sandbox", "--scenario", path_str(&file)]);
+    assert_eq!(ran.code, Some(0), "{}\n{}", ran.stdout, ran.stderr);
+    assert!(
+        ran.stdout.contains("result: all 14 steps ok"),
+        "{}",
+        ran.stdout
+    );
+}

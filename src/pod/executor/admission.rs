@@ -59,7 +59,12 @@ pub async fn admission_pass(ctx: &Context) -> Result<(), kube::Error> {
         if let Some((key, Some(workload))) = &workload {
             pending_workloads.insert(key.clone(), workload.clone());
         }
-        let mut candidate = Candidate::of(job, pod.as_deref(), workload.map(|(key, _)| key));
+        // Remembered from the first pass that saw the pod: a job admitted in one pass may have
+        // evicted its pod before the next.
+        let key = ctx
+            .state
+            .workload_of_job(name, workload.map(|(key, _)| key));
+        let mut candidate = Candidate::of(job, pod.as_deref(), key);
         candidate.admitted = admitted;
         candidates.push(candidate);
     }

@@ -5,7 +5,9 @@
 
 use crate::api::migration::PodMigrationJob;
 use crate::api::profile::PodMigrationJobProfile;
-use crate::pod::facts::{PdbView, PodView, Stage, passed_arbitration, stage};
+use crate::pod::facts::{
+    PdbView, PodView, Stage, has_cleanup_finalizer, passed_arbitration, stage,
+};
 use crate::runtime::watch_cache::{Cache, Index};
 use k8s_openapi::api::core::v1::{Namespace, Pod};
 use k8s_openapi::api::policy::v1::PodDisruptionBudget;
@@ -26,9 +28,15 @@ pub fn pod_ref(job: &PodMigrationJob) -> (String, String) {
     )
 }
 
-/// Not finished: the jobs the executor still drives (and that need the pod watch).
+/// Not finished: the jobs the executor still drives.
 pub fn is_active(job: &PodMigrationJob) -> bool {
     matches!(stage(job), Stage::Pending | Stage::Running)
+}
+
+/// Decisions about the job read its pod: it is active, or it still holds our finalizer (a
+/// finished job's cleanup must see the pod's marks).
+pub fn needs_pods(job: &PodMigrationJob) -> bool {
+    is_active(job) || has_cleanup_finalizer(job)
 }
 
 /// Waits for admission (§5): Pending and not yet admitted.
@@ -41,6 +49,7 @@ pub struct JobIndex {
     by_name: HashMap<String, Arc<PodMigrationJob>>,
     by_pod: HashMap<String, BTreeSet<String>>,
     by_namespace: HashMap<String, BTreeSet<String>>,
+    /// Jobs that [`needs_pods`]: while any exists, the pod watch runs.
     active: BTreeSet<String>,
     awaiting: BTreeSet<String>,
 }
@@ -60,7 +69,7 @@ impl Index for JobIndex {
         let (namespace, pod) = pod_ref(&job);
         link(&mut self.by_pod, pod_key(&namespace, &pod), &name);
         link(&mut self.by_namespace, namespace, &name);
-        if is_active(&job) {
+        if needs_pods(&job) {
             self.active.insert(name.clone());
         }
         if awaits_admission(&job) {
@@ -123,7 +132,7 @@ impl JobIndex {
             .collect()
     }
 
-    /// Names of the jobs not finished yet.
+    /// Names of the jobs that [`needs_pods`].
     pub fn active(&self) -> Vec<String> {
         self.active.iter().cloned().collect()
     }
@@ -141,7 +150,9 @@ impl JobIndex {
     pub fn active_jobs(&self) -> Vec<Arc<PodMigrationJob>> {
         self.active
             .iter()
-            .filter_map(|n| self.by_name.get(n).cloned())
+            .filter_map(|n| self.by_name.get(n))
+            .filter(|job| is_active(job))
+            .cloned()
             .collect()
     }
 
@@ -342,5 +353,102 @@ impl Caches {
         self.pdbs.wait_synced().await;
         self.profiles.wait_synced().await;
         self.namespaces.wait_synced().await;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn job(name: &str, pod: &str, extra: serde_json::Value) -> Arc<PodMigrationJob> {
+        let mut value = json!({
+            "metadata": {"name": name},
+            "spec": {"podRef": {"namespace": "shop", "name": pod}}
+        });
+        if let (Some(v), Some(e)) = (value.as_object_mut(), extra.as_object()) {
+            for (key, part) in e {
+                if let (Some(into), Some(part)) = (
+                    v.get_mut(key).and_then(|x| x.as_object_mut()),
+                    part.as_object(),
+                ) {
+                    into.extend(part.clone());
+                } else {
+                    v.insert(key.clone(), part.clone());
+                }
+            }
+        }
+        Arc::new(serde_json::from_value(value).expect("job"))
+    }
+
+    #[test]
+    fn job_index_tracks_lookups_and_what_needs_pods() {
+        let rows: Vec<(&str, Arc<PodMigrationJob>, bool, bool)> = vec![
+            (
+                "new job: active and awaiting admission",
+                job("a", "p1", json!({})),
+                true,
+                true,
+            ),
+            (
+                "paused: active, not awaiting",
+                job("b", "p1", json!({"spec": {"paused": true}})),
+                true,
+                false,
+            ),
+            (
+                "admitted: active, not awaiting",
+                job(
+                    "c",
+                    "p2",
+                    json!({"metadata": {"annotations": {"descheduler.koordinator.sh/passed-arbitration": "true"}}}),
+                ),
+                true,
+                false,
+            ),
+            (
+                "finished: neither",
+                job("d", "p3", json!({"status": {"phase": "Succeeded"}})),
+                false,
+                false,
+            ),
+            (
+                "finished with our finalizer: needs pods for its cleanup",
+                job(
+                    "e",
+                    "p3",
+                    json!({"metadata": {"finalizers": ["fleet-eviction.io/cleanup"]}, "status": {"phase": "Failed"}}),
+                ),
+                true,
+                false,
+            ),
+        ];
+        for (rule, job, needs, awaiting) in rows {
+            let mut index = JobIndex::default();
+            let name = job.metadata.name.clone().unwrap_or_default();
+            assert_eq!(index.upsert(job), vec![name.clone()], "rule: {rule}");
+            assert_eq!(index.has_active(), needs, "rule: {rule}");
+            assert_eq!(index.has_awaiting(), awaiting, "rule: {rule}");
+            index.remove(&name);
+            assert!(
+                !index.has_active() && !index.has_awaiting(),
+                "rule: {rule}: removed"
+            );
+        }
+    }
+
+    #[test]
+    fn a_job_moved_to_another_pod_is_found_only_under_the_new_one() {
+        let mut index = JobIndex::default();
+        index.upsert(job("a", "p1", json!({})));
+        index.upsert(job("b", "p1", json!({})));
+        assert_eq!(index.of_pod("shop/p1"), ["a", "b"]);
+        index.upsert(job("a", "p2", json!({})));
+        assert_eq!(index.of_pod("shop/p1"), ["b"]);
+        assert_eq!(index.of_pod("shop/p2"), ["a"]);
+        assert_eq!(index.of_namespace("shop"), ["a", "b"]);
+        index.remove("b");
+        assert!(index.of_pod("shop/p1").is_empty());
+        assert_eq!(index.active_jobs().len(), 1);
     }
 }

@@ -63,8 +63,8 @@ pub async fn reconcile(ctx: &Context, name: &str) -> Result<Option<Timestamp>, R
             return Ok(None);
         };
         let job = ctx.state.job(cached);
-        if super::caches::is_active(&job) && !ctx.caches.pods.is_synced() {
-            // The pod watch starts with the first active job; its sync queues every job.
+        if super::caches::needs_pods(&job) && !ctx.caches.pods.is_synced() {
+            // The pod watch starts with the first such job; its sync queues every one.
             ctx.state.pod_watch.notify_one();
             return Ok(None);
         }

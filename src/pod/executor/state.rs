@@ -28,6 +28,9 @@ pub struct State {
     ignored: Mutex<HashSet<String>>,
     /// When each job started waiting for its gates (`fleet_eviction_gate_wait_seconds`).
     gate_waits: Mutex<HashMap<String, Timestamp>>,
+    /// The workload key of each admitted job, as resolved while its pod existed: the job keeps
+    /// counting against its workload until it ends, also once the pod is gone (§5).
+    workloads: Mutex<HashMap<String, String>>,
     /// Poked on every job change: the pod watch runs only while jobs are active.
     pub pod_watch: Notify,
 }
@@ -76,6 +79,20 @@ impl State {
         lock(&self.retries).remove(name);
         lock(&self.ignored).remove(name);
         lock(&self.gate_waits).remove(name);
+        lock(&self.workloads).remove(name);
+    }
+
+    /// Remembers the workload of a job's pod; returns the remembered one when the pod is gone
+    /// (`seen` is `None`).
+    pub fn workload_of_job(&self, name: &str, seen: Option<String>) -> Option<String> {
+        let mut workloads = lock(&self.workloads);
+        match seen {
+            Some(key) => {
+                workloads.insert(name.to_string(), key.clone());
+                Some(key)
+            }
+            None => workloads.get(name).cloned(),
+        }
     }
 
     pub fn grant(&self, name: &str) {
@@ -86,10 +103,14 @@ impl State {
         lock(&self.grants).contains(name)
     }
 
-    /// Keeps the grants of jobs still waiting for their admission to be written.
+    /// Keeps the grants of jobs still waiting for their admission to be written; a job paused
+    /// meanwhile gives its slot back (it is admitted again when unpaused, if it fits).
     pub fn prune_grants(&self, active: &HashMap<String, Arc<PodMigrationJob>>) {
-        lock(&self.grants)
-            .retain(|name| active.get(name).is_some_and(|job| !passed_arbitration(job)));
+        lock(&self.grants).retain(|name| {
+            active
+                .get(name)
+                .is_some_and(|job| !passed_arbitration(job) && job.spec.paused != Some(true))
+        });
     }
 
     pub fn retry(&self, name: &str) -> Option<Retry> {
@@ -122,5 +143,75 @@ impl State {
     /// When the job began waiting for its gates, if it did; forgotten once read.
     pub fn gate_wait_ended(&self, name: &str) -> Option<Timestamp> {
         lock(&self.gate_waits).remove(name)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn job(version: &str, admitted: bool) -> PodMigrationJob {
+        let mut value = json!({
+            "metadata": {"name": "j", "resourceVersion": version},
+            "spec": {"podRef": {"namespace": "ns", "name": "p"}}
+        });
+        if admitted {
+            value["metadata"]["annotations"] =
+                json!({"descheduler.koordinator.sh/passed-arbitration": "true"});
+        }
+        serde_json::from_value(value).expect("job")
+    }
+
+    #[test]
+    fn our_write_is_read_until_the_cache_catches_up() {
+        let state = State::default();
+        state.remember(job("7", false));
+        let read = |cached: &str| {
+            state
+                .job(Arc::new(job(cached, false)))
+                .metadata
+                .resource_version
+                .clone()
+        };
+        assert_eq!(read("5").as_deref(), Some("7"), "the cache lags: ours");
+        assert_eq!(read("7").as_deref(), Some("7"), "caught up");
+        state.remember(job("9", false));
+        assert_eq!(
+            read("10").as_deref(),
+            Some("10"),
+            "newer in the cache: the cache's"
+        );
+        assert_eq!(read("8").as_deref(), Some("8"), "and ours is forgotten");
+    }
+
+    #[test]
+    fn grants_last_until_the_admission_shows() {
+        let state = State::default();
+        state.grant("j");
+        let mut active = HashMap::new();
+        active.insert("j".to_string(), Arc::new(job("1", false)));
+        state.prune_grants(&active);
+        assert!(state.is_granted("j"), "not written yet: still granted");
+        active.insert("j".to_string(), Arc::new(job("2", true)));
+        state.prune_grants(&active);
+        assert!(
+            !state.is_granted("j"),
+            "the annotation shows: counted from the cache"
+        );
+        state.grant("j");
+        state.prune_grants(&HashMap::new());
+        assert!(!state.is_granted("j"), "ended or deleted: released");
+    }
+
+    #[test]
+    fn a_pdb_change_makes_a_retry_due_but_keeps_the_count() {
+        let state = State::default();
+        let at: Timestamp = "2026-01-01T00:01:00Z".parse().expect("time");
+        state.set_retry("j", Retry { refusals: 3, at });
+        state.clear_retry("j");
+        let retry = state.retry("j").expect("kept");
+        assert_eq!(retry.refusals, 3);
+        assert!(retry.at < at);
     }
 }
