@@ -61,9 +61,18 @@ pub async fn admission_pass(ctx: &Context) -> Result<(), kube::Error> {
         }
         // Remembered from the first pass that saw the pod: a job admitted in one pass may have
         // evicted its pod before the next.
-        let key = ctx
-            .state
-            .workload_of_job(name, workload.map(|(key, _)| key));
+        let seen = pod.as_ref().map(|_| workload.map(|(key, _)| key));
+        let key = match ctx.state.workload_of_job(name, seen) {
+            Some(key) => key,
+            // Admitted, its pod gone before this process saw it (a restart): its workload is
+            // unknown, so admit nothing now. Such a job ends at its own next pass, which runs
+            // admission again (a paused one waits for its ttl: counted without a workload).
+            None if admitted && job.spec.paused != Some(true) => {
+                tracing::debug!(member = %ctx.member, job = %name, "admission deferred: an admitted job's workload is unknown");
+                return Ok(());
+            }
+            None => None,
+        };
         let mut candidate = Candidate::of(job, pod.as_deref(), key);
         candidate.admitted = admitted;
         candidates.push(candidate);

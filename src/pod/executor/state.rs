@@ -30,7 +30,8 @@ pub struct State {
     gate_waits: Mutex<HashMap<String, Timestamp>>,
     /// The workload key of each admitted job, as resolved while its pod existed: the job keeps
     /// counting against its workload until it ends, also once the pod is gone (§5).
-    workloads: Mutex<HashMap<String, String>>,
+    /// `None` inside: the pod had no controller.
+    workloads: Mutex<HashMap<String, Option<String>>>,
     /// Poked on every job change: the pod watch runs only while jobs are active.
     pub pod_watch: Notify,
 }
@@ -82,9 +83,14 @@ impl State {
         lock(&self.workloads).remove(name);
     }
 
-    /// Remembers the workload of a job's pod; returns the remembered one when the pod is gone
-    /// (`seen` is `None`).
-    pub fn workload_of_job(&self, name: &str, seen: Option<String>) -> Option<String> {
+    /// Remembers the workload of a job's pod (`seen`: the pod is in the cache, with its
+    /// workload key or none); with the pod gone, returns what was remembered, `None` if no
+    /// pass of this process ever saw the pod.
+    pub fn workload_of_job(
+        &self,
+        name: &str,
+        seen: Option<Option<String>>,
+    ) -> Option<Option<String>> {
         let mut workloads = lock(&self.workloads);
         match seen {
             Some(key) => {
@@ -202,6 +208,38 @@ mod tests {
         state.grant("j");
         state.prune_grants(&HashMap::new());
         assert!(!state.is_granted("j"), "ended or deleted: released");
+    }
+
+    #[test]
+    fn a_jobs_workload_outlives_its_pod() {
+        let state = State::default();
+        assert_eq!(
+            state.workload_of_job("j", None),
+            None,
+            "never seen: unknown"
+        );
+        let web = Some("Deployment/shop/web".to_string());
+        assert_eq!(
+            state.workload_of_job("j", Some(web.clone())),
+            Some(web.clone())
+        );
+        assert_eq!(
+            state.workload_of_job("j", None),
+            Some(web),
+            "pod gone: remembered"
+        );
+        assert_eq!(state.workload_of_job("bare", Some(None)), Some(None));
+        assert_eq!(
+            state.workload_of_job("bare", None),
+            Some(None),
+            "a bare pod's job is known to have no workload"
+        );
+        state.forget("j");
+        assert_eq!(
+            state.workload_of_job("j", None),
+            None,
+            "forgotten with the job"
+        );
     }
 
     #[test]
