@@ -159,8 +159,12 @@ fn validate<'a>(
         return Err(fail(f, REASON_INVALID_POD_REF, INVALID_POD_REF.to_string()));
     }
     let Some(pod) = f.pod else {
+        let mut plan = if evicted_before_a_restart(f) {
+            succeed_plan(f)
+        } else {
+            abort(f, REASON_MISSING_POD, missing_pod(namespace, name))
+        };
         // Drawn from the cache: a pod created just before its job may not be in it yet.
-        let mut plan = abort(f, REASON_MISSING_POD, missing_pod(namespace, name));
         plan.confirm_absence = true;
         return Err(JobStep::apply(plan));
     };
@@ -411,9 +415,25 @@ fn after_acting(f: &JobFacts, deadline: Option<Timestamp>) -> JobStep {
     }
 }
 
+/// The pod is gone and the job has no record of acting, but it may have acted: the eviction
+/// call comes before the status write that records it, and a stop between the two (a crash,
+/// a restart, a lost leadership) loses the record while the pod goes. A job we started
+/// (Running, its pod's uid recorded), cleared by its gates, that this process never saw
+/// refused, counts the pod as evicted rather than missing: it was cleared to go, and it went.
+fn evicted_before_a_restart(f: &JobFacts) -> bool {
+    facts::stage(f.job) == Stage::Running
+        && recorded_uid(f.job).is_some()
+        && f.retry_at.is_none()
+        && gate_verdict(f) == GateVerdict::Open
+}
+
 /// Step 10: `Eviction=True/EvictComplete`, then `Succeeded/Complete` with the reason cleared,
 /// in one status write (the event reports the condition, once).
 fn succeed(f: &JobFacts) -> JobStep {
+    JobStep::apply(succeed_plan(f))
+}
+
+fn succeed_plan(f: &JobFacts) -> Plan {
     let (namespace, name) = pod_name(f);
     let message = evicted(namespace, name);
     let change = StatusChange {
@@ -439,7 +459,7 @@ fn succeed(f: &JobFacts) -> JobStep {
             message,
         )]
     };
-    JobStep::apply(Plan::status(change, events))
+    Plan::status(change, events)
 }
 
 /// An abort: phase Failed with its reason and message (`status.status` left as it was), a

@@ -986,6 +986,32 @@ fn next_step_table() {
             failed_with("MissingPod", &missing_pod(NS, POD), None, true),
         ),
         (
+            "restart: started by us, cleared by its gates, pod gone with no record: evicted (confirmed first)",
+            fx().running().no_pod(),
+            {
+                let JobStep::Apply(mut plan) = succeeded(true) else {
+                    unreachable!("succeeded() applies a plan")
+                };
+                plan.confirm_absence = true;
+                JobStep::Apply(plan)
+            },
+        ),
+        (
+            "restart rule not applied to a job seen refused: MissingPod",
+            Fx {
+                retry_at: Some(t(90)),
+                ..fx().running().no_pod()
+            },
+            failed_with("MissingPod", &missing_pod(NS, POD), None, true),
+        ),
+        (
+            "restart rule not applied to a job never started by us (no uid): MissingPod",
+            fx().phase("Running")
+                .ann(PASSED_ARBITRATION, "true")
+                .no_pod(),
+            failed_with("MissingPod", &missing_pod(NS, POD), None, true),
+        ),
+        (
             "§4 External step 3 signalled: wait for the answer, gates not checked again",
             fx().running()
                 .gates(&["A"])

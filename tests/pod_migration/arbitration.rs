@@ -200,6 +200,20 @@ impl Observer {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn two_hundred_jobs_never_exceed_the_limits_and_all_succeed() {
+    two_hundred_jobs(&[]).await;
+}
+
+/// The same run with the executor stopped and replaced by a fresh one (empty caches, no
+/// memory) each time 50, 100 and 150 jobs have ended: admissions written before the stop keep
+/// their slots, and nothing the old executor started is lost or breaks a limit.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn restarted_executors_keep_the_limits_and_finish_every_job() {
+    two_hundred_jobs(&[50, 100, 150]).await;
+}
+
+/// 200 jobs under small limits, checked at every watch event; the executor is restarted once
+/// each count in `restart_after` of jobs has ended.
+async fn two_hundred_jobs(restart_after: &[usize]) {
     let per_node = PER_NODE.to_string();
     let per_namespace = PER_NAMESPACE.to_string();
     let globally = GLOBALLY.to_string();
@@ -280,6 +294,32 @@ async fn two_hundred_jobs_never_exceed_the_limits_and_all_succeed() {
     }
 
     let names: BTreeSet<String> = targets.iter().map(|t| t.0.clone()).collect();
+    let flags = [
+        "--pmj-max-migrating-per-node",
+        &per_node,
+        "--pmj-max-migrating-per-namespace",
+        &per_namespace,
+        "--pmj-max-migrating-globally",
+        &globally,
+        "--pmj-max-migrating-per-workload",
+        &per_workload,
+        "--pmj-max-unavailable-per-workload",
+        &unavailable_per_workload,
+    ];
+    for &count in restart_after {
+        eventually(&format!("{count} jobs are terminal"), || async {
+            let o = observer.lock().unwrap_or_else(PoisonError::into_inner);
+            let ended = names
+                .iter()
+                .filter_map(|n| o.jobs.get(n))
+                .filter(|j| is_terminal(j))
+                .count();
+            (ended >= count).then_some(())
+        })
+        .await;
+        m.stop_executor().await;
+        m.start_executor(&flags).await;
+    }
     let done = eventually("all 200 jobs are terminal", || async {
         let o = observer.lock().unwrap_or_else(PoisonError::into_inner);
         let terminal: Vec<&Value> = names
