@@ -15,6 +15,8 @@ mod check;
 mod load;
 #[path = "fleet_scale/plan.rs"]
 mod plan;
+#[path = "support/proc_info.rs"]
+mod proc_info;
 #[path = "fleet_scale/process.rs"]
 mod process;
 #[path = "fleet_scale/setup.rs"]

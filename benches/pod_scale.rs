@@ -28,6 +28,8 @@ mod controller;
 mod load;
 #[path = "pod_scale/plan.rs"]
 mod plan;
+#[path = "support/proc_info.rs"]
+mod proc_info;
 #[path = "pod_scale/requests.rs"]
 mod requests;
 #[path = "pod_scale/setup.rs"]

@@ -2,7 +2,7 @@
 //! the hub served over HTTP, its log followed for readiness, its memory read from /proc.
 
 use std::collections::VecDeque;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Stdio;
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant};
@@ -15,37 +15,8 @@ pub const SYNCED_LINE: &str = "eviction controller caches synced";
 /// Log lines kept to explain a failure.
 const LOG_TAIL: usize = 40;
 
-/// The `fleet-eviction` binary and how it was found.
-pub fn binary() -> (PathBuf, &'static str) {
-    if let Some(path) = option_env!("CARGO_BIN_EXE_fleet-eviction") {
-        return (
-            PathBuf::from(path),
-            "CARGO_BIN_EXE_fleet-eviction (Cargo builds it for the bench)",
-        );
-    }
-    // target/<profile>/deps/fleet_scale-<hash> → target/<profile>/fleet-eviction
-    let beside = std::env::current_exe()
-        .ok()
-        .and_then(|exe| Some(exe.parent()?.parent()?.join("fleet-eviction")))
-        .unwrap_or_else(|| PathBuf::from("fleet-eviction"));
-    (beside, "target/<profile>/fleet-eviction beside the bench")
-}
-
-/// Resident and peak resident memory of process `pid` ("self" for this one), in MiB.
-pub fn memory_mib(pid: &str) -> Result<(f64, f64), String> {
-    let path = format!("/proc/{pid}/status");
-    let status = std::fs::read_to_string(&path).map_err(|e| format!("reading {path}: {e}"))?;
-    let field = |name: &str| {
-        status
-            .lines()
-            .find(|l| l.starts_with(name))
-            .and_then(|l| l.split_whitespace().nth(1))
-            .and_then(|kb| kb.parse::<f64>().ok())
-            .map(|kb| kb / 1024.0)
-            .ok_or_else(|| format!("{path} has no {name}"))
-    };
-    Ok((field("VmRSS:")?, field("VmHWM:")?))
-}
+use super::proc_info::stop_process;
+pub use super::proc_info::{binary, memory_mib};
 
 pub struct Controller {
     child: Child,
@@ -117,26 +88,9 @@ impl Controller {
         tail.iter().cloned().collect::<Vec<_>>().join("\n")
     }
 
-    /// SIGTERM (a clean shutdown), then SIGKILL if it has not exited within 5 s. Returns
-    /// how it ended.
+    /// SIGTERM (a clean shutdown), then SIGKILL if it has not exited within 5 s.
     pub async fn stop(mut self) -> String {
-        let _ = std::process::Command::new("kill")
-            .arg("-TERM")
-            .arg(self.pid.to_string())
-            .status();
-        let asked = Instant::now();
-        match tokio::time::timeout(Duration::from_secs(5), self.child.wait()).await {
-            Ok(Ok(status)) => format!(
-                "exited {:.1} s after SIGTERM ({status})",
-                asked.elapsed().as_secs_f64()
-            ),
-            Ok(Err(e)) => format!("could not be waited for: {e}"),
-            Err(_) => {
-                let _ = self.child.start_kill();
-                let _ = self.child.wait().await;
-                "did not exit within 5 s of SIGTERM; killed".to_string()
-            }
-        }
+        stop_process(&mut self.child, self.pid, Duration::from_secs(5)).await
     }
 }
 
