@@ -176,6 +176,9 @@ pub struct JobFacts<'a> {
     /// The executor's retry time after a refused eviction (in memory; a PDB change in the
     /// namespace clears it).
     pub retry_at: Option<Timestamp>,
+    /// This process saw an eviction, delete or hand-off of the job find the pod already gone
+    /// (in memory): the pod left before we acted.
+    pub pod_left_first: bool,
     pub settings: &'a Settings,
     pub now: Timestamp,
 }

@@ -419,11 +419,13 @@ fn after_acting(f: &JobFacts, deadline: Option<Timestamp>) -> JobStep {
 /// call comes before the status write that records it, and a stop between the two (a crash,
 /// a restart, a lost leadership) loses the record while the pod goes. A job we started
 /// (Running, its pod's uid recorded), cleared by its gates, that this process never saw
-/// refused, counts the pod as evicted rather than missing: it was cleared to go, and it went.
+/// refused, nor saw an action find the pod gone, counts the pod as evicted rather than
+/// missing: it was cleared to go, and it went.
 fn evicted_before_a_restart(f: &JobFacts) -> bool {
     facts::stage(f.job) == Stage::Running
         && recorded_uid(f.job).is_some()
         && f.retry_at.is_none()
+        && !f.pod_left_first
         && gate_verdict(f) == GateVerdict::Open
 }
 

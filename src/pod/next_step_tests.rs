@@ -61,6 +61,7 @@ struct Fx {
     admission: Admission,
     reservation_api: ReservationApi,
     retry_at: Option<Timestamp>,
+    pod_left_first: bool,
     settings: Settings,
     now: Timestamp,
 }
@@ -94,6 +95,7 @@ fn fx() -> Fx {
         admission: Admission::Admit,
         reservation_api: ReservationApi::Absent,
         retry_at: None,
+        pod_left_first: false,
         settings: Settings::default(),
         now: t(60),
     }
@@ -110,6 +112,7 @@ impl Fx {
             admission: self.admission,
             reservation_api: self.reservation_api,
             retry_at: self.retry_at,
+            pod_left_first: self.pod_left_first,
             settings: &self.settings,
             now: self.now,
         }
@@ -1000,6 +1003,14 @@ fn next_step_table() {
             "restart rule not applied to a job seen refused: MissingPod",
             Fx {
                 retry_at: Some(t(90)),
+                ..fx().running().no_pod()
+            },
+            failed_with("MissingPod", &missing_pod(NS, POD), None, true),
+        ),
+        (
+            "restart rule not applied when an action found the pod gone: MissingPod",
+            Fx {
+                pod_left_first: true,
                 ..fx().running().no_pod()
             },
             failed_with("MissingPod", &missing_pod(NS, POD), None, true),

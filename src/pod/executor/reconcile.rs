@@ -86,6 +86,7 @@ pub async fn reconcile(ctx: &Context, name: &str) -> Result<Option<Timestamp>, R
             },
             reservation_api,
             retry_at: ctx.state.retry(name).map(|r| r.at),
+            pod_left_first: ctx.state.pod_left_first(name),
             settings: &ctx.settings,
             now,
         };
@@ -123,7 +124,10 @@ pub async fn reconcile(ctx: &Context, name: &str) -> Result<Option<Timestamp>, R
                 }
                 match apply(ctx, &facts, *plan).await? {
                     Applied::Again => {}
-                    Applied::PodGone => pod_override = PodOverride::Absent,
+                    Applied::PodGone => {
+                        ctx.state.set_pod_left_first(name);
+                        pod_override = PodOverride::Absent;
+                    }
                     Applied::WaitUntil(at) => return Ok(Some(at)),
                 }
             }

@@ -24,6 +24,8 @@ pub struct State {
     /// shows in the cache (or the job ends), so two passes never hand out one slot twice.
     grants: Mutex<HashSet<String>>,
     retries: Mutex<HashMap<String, Retry>>,
+    /// Jobs whose eviction, delete or hand-off found the pod already gone.
+    pod_left_first: Mutex<HashSet<String>>,
     /// Jobs already reported as left alone (log once, count once).
     ignored: Mutex<HashSet<String>>,
     /// When each job started waiting for its gates (`fleet_eviction_gate_wait_seconds`).
@@ -79,6 +81,7 @@ impl State {
         lock(&self.grants).remove(name);
         lock(&self.retries).remove(name);
         lock(&self.ignored).remove(name);
+        lock(&self.pod_left_first).remove(name);
         lock(&self.gate_waits).remove(name);
         lock(&self.workloads).remove(name);
     }
@@ -133,6 +136,14 @@ impl State {
         if let Some(retry) = lock(&self.retries).get_mut(name) {
             retry.at = Timestamp::UNIX_EPOCH;
         }
+    }
+
+    pub fn set_pod_left_first(&self, name: &str) {
+        lock(&self.pod_left_first).insert(name.to_string());
+    }
+
+    pub fn pod_left_first(&self, name: &str) -> bool {
+        lock(&self.pod_left_first).contains(name)
     }
 
     /// True the first time a job is reported as left alone.
