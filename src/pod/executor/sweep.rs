@@ -92,31 +92,14 @@ async fn sweep(ctx: &Context) -> kube::Result<()> {
             annotations: orphan_signal,
         };
         tracing::info!(member = %ctx.member, pod = %cleanup.name, namespace = %namespace, "removing the marks of a job that no longer exists");
-        // The marks of two different gone jobs are removed one after the other.
-        if orphan_label {
-            let job = if orphan_signal {
-                signal.clone().unwrap_or_default()
-            } else {
-                String::new()
-            };
-            ctx.writer
-                .unmark_pod(
-                    &namespace,
-                    &cleanup,
-                    &job,
-                    label.as_deref().unwrap_or_default(),
-                )
-                .await?;
-        } else {
-            ctx.writer
-                .unmark_pod(
-                    &namespace,
-                    &cleanup,
-                    signal.as_deref().unwrap_or_default(),
-                    "",
-                )
-                .await?;
-        }
+        ctx.writer
+            .unmark_pod(
+                &namespace,
+                &cleanup,
+                signal.as_deref().unwrap_or_default(),
+                label.as_deref().unwrap_or_default(),
+            )
+            .await?;
     }
     Ok(())
 }

@@ -238,8 +238,9 @@ impl Writer {
         Ok(())
     }
 
-    /// Removes our label and signal from a pod, re-reading it so that only marks that still
-    /// name `job` (label value `label`) go, guarded by the resourceVersion read.
+    /// Removes our label and signal from a pod (those `pod` asks for), re-reading it so that
+    /// only marks that still name `job` (label value `label`) go, guarded by the
+    /// resourceVersion read.
     pub async fn unmark_pod(
         &self,
         namespace: &str,
@@ -255,8 +256,10 @@ impl Writer {
         }
         let labels = current.metadata.labels.unwrap_or_default();
         let annotations = current.metadata.annotations.unwrap_or_default();
-        let drop_label = labels.get(EVACUATION_LABEL).map(String::as_str) == Some(label);
-        let drop_signal = annotations.get(EVACUATION_REQUESTED).map(String::as_str) == Some(job);
+        let drop_label =
+            pod.label && labels.get(EVACUATION_LABEL).map(String::as_str) == Some(label);
+        let drop_signal = pod.annotations
+            && annotations.get(EVACUATION_REQUESTED).map(String::as_str) == Some(job);
         if !drop_label && !drop_signal {
             return Ok(());
         }
