@@ -50,7 +50,7 @@ pub struct JobIndex {
     by_pod: HashMap<String, BTreeSet<String>>,
     by_namespace: HashMap<String, BTreeSet<String>>,
     /// Jobs that [`needs_pods`]: while any exists, the pod watch runs.
-    active: BTreeSet<String>,
+    need_pods: BTreeSet<String>,
     awaiting: BTreeSet<String>,
 }
 
@@ -70,7 +70,7 @@ impl Index for JobIndex {
         link(&mut self.by_pod, pod_key(&namespace, &pod), &name);
         link(&mut self.by_namespace, namespace, &name);
         if needs_pods(&job) {
-            self.active.insert(name.clone());
+            self.need_pods.insert(name.clone());
         }
         if awaits_admission(&job) {
             self.awaiting.insert(name.clone());
@@ -86,7 +86,7 @@ impl Index for JobIndex {
         let (namespace, pod) = pod_ref(&old);
         unlink(&mut self.by_pod, &pod_key(&namespace, &pod), name);
         unlink(&mut self.by_namespace, &namespace, name);
-        self.active.remove(name);
+        self.need_pods.remove(name);
         self.awaiting.remove(name);
         vec![name.to_string()]
     }
@@ -133,8 +133,8 @@ impl JobIndex {
     }
 
     /// Names of the jobs that [`needs_pods`].
-    pub fn active(&self) -> Vec<String> {
-        self.active.iter().cloned().collect()
+    pub fn needing_pods(&self) -> Vec<String> {
+        self.need_pods.iter().cloned().collect()
     }
 
     /// Some job waits for admission (§5).
@@ -142,13 +142,13 @@ impl JobIndex {
         !self.awaiting.is_empty()
     }
 
-    pub fn has_active(&self) -> bool {
-        !self.active.is_empty()
+    pub fn any_needs_pods(&self) -> bool {
+        !self.need_pods.is_empty()
     }
 
     /// Every job not finished yet.
     pub fn active_jobs(&self) -> Vec<Arc<PodMigrationJob>> {
-        self.active
+        self.need_pods
             .iter()
             .filter_map(|n| self.by_name.get(n))
             .filter(|job| is_active(job))
@@ -427,11 +427,11 @@ mod tests {
             let mut index = JobIndex::default();
             let name = job.metadata.name.clone().unwrap_or_default();
             assert_eq!(index.upsert(job), vec![name.clone()], "rule: {rule}");
-            assert_eq!(index.has_active(), needs, "rule: {rule}");
+            assert_eq!(index.any_needs_pods(), needs, "rule: {rule}");
             assert_eq!(index.has_awaiting(), awaiting, "rule: {rule}");
             index.remove(&name);
             assert!(
-                !index.has_active() && !index.has_awaiting(),
+                !index.any_needs_pods() && !index.has_awaiting(),
                 "rule: {rule}: removed"
             );
         }

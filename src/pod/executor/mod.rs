@@ -277,7 +277,7 @@ async fn pod_watch(client: kube::Client, routes: Routes, member: String) {
     let mut running: Option<(JoinHandle<()>, JoinHandle<()>)> = None;
     let mut idle_since: Option<tokio::time::Instant> = None;
     loop {
-        let active = routes.caches.jobs.read().has_active();
+        let active = routes.caches.jobs.read().any_needs_pods();
         if active {
             idle_since = None;
             if running.is_none() {
@@ -317,7 +317,7 @@ async fn pod_watch(client: kube::Client, routes: Routes, member: String) {
 /// Once the pods are known, every active job and the admission pass are decided again.
 async fn requeue_when_pods_synced(routes: Routes) {
     routes.caches.pods.wait_synced().await;
-    for job in routes.caches.jobs.read().active() {
+    for job in routes.caches.jobs.read().needing_pods() {
         routes.queue.add(&job);
     }
     routes.queue.add(ADMISSION);
